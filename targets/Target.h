@@ -1,0 +1,34 @@
+// Target descriptions: Hexagon versions and the host.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dspc {
+
+struct Target {
+  std::string name;           // "hexagon-v68", "host"
+  bool is_hexagon = false;
+  int hexagon_version = 0;    // 65, 66, 68, 69, 73; 0 for host
+  std::string llvm_triple;    // "hexagon-unknown-linux-musl"
+  std::string llvm_cpu;       // "hexagonv68"
+  std::string llvm_features;  // "+hvxv68,+hvx-length128b,-hvx-qfloat,-hvx-ieee-fp"
+  int vector_bytes = 128;     // HVX vector width
+  int alloc_alignment = 128;  // alignment of buffers the compiler allocates
+  int64_t vtcm_capacity = 0;  // bytes of VTCM (host: the emulated pool's default)
+  bool has_f16 = false;
+  // Global-scope temporaries up to this many bytes live on the stack; larger ones come from
+  // the runtime's workspace (DspcWorkspaceAlloc).
+  int64_t max_stack_alloc = 32 * 1024;
+};
+
+// Looks a target up by its --target name; nullopt if unknown.
+std::optional<Target> lookup_target(std::string_view name);
+// All --target names, default first.
+std::vector<std::string> target_names();
+inline constexpr const char* kDefaultTarget = "hexagon-v68";
+
+}  // namespace dspc
