@@ -1,0 +1,34 @@
+// lower-vtcm-alloc
+//  1. Pick every Allocate with scope "local.vtcm"; allocate it with
+//     HexagonBackendAllocateVTCM(bytes, options.vtcm_alignment) and free it with
+//     HexagonBackendFreeVTCM.
+//  2. RuntimeAllocLowering does the rewrite: let + null check whose failure path frees the
+//     enclosing runtime allocations innermost first + decl_buffer + body + free.
+#include "passes/LowerVtcmAlloc.h"
+
+#include "compiler/Externs.h"
+#include "passes/RuntimeAlloc.h"
+
+namespace dspc {
+
+namespace {
+
+class VtcmAllocLowering : public RuntimeAllocLowering {
+ public:
+  explicit VtcmAllocLowering(int alignment) : vtcm_{kAllocateVtcm, kFreeVtcm, alignment} {}
+
+  const RuntimeAllocator* allocator_for(const Buffer& b) const override {
+    return b->scope == "local.vtcm" ? &vtcm_ : nullptr;
+  }
+
+ private:
+  RuntimeAllocator vtcm_;
+};
+
+}  // namespace
+
+Module lower_vtcm_alloc(const Module& m, const LowerOptions& options) {
+  return mutate_module<VtcmAllocLowering>(m, options.vtcm_alignment);
+}
+
+}  // namespace dspc

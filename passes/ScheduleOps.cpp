@@ -1,0 +1,221 @@
+// schedule-ops
+//  1. Collect the names the function uses (buffers, index and reduction variables) so that
+//     accumulators get fresh ones, and the set of buffers each stage reads.
+//  2. Lower each stage: replace every Reduce, innermost first (post-order), by a load of a
+//     fresh one-element "local" accumulator; the accumulator's init and loop nest (with the
+//     update, and any reduction nested in its source lowered inside it) wrap what follows.
+//     Then wrap the store in the stage's loop nest, first index variable outermost.
+//  3. Place intermediate buffers: walk the stages with a stack of open allocations; open a
+//     stage's allocation right before its loop nest; after each stage, close the top
+//     allocation while no later stage reads its buffer; close the rest at the end.
+#include "passes/ScheduleOps.h"
+
+#include <cassert>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/IRVisitor.h"
+
+namespace dspc {
+
+namespace {
+
+// A lowered reduction waiting to be wrapped around the code that uses its result.
+struct PendingReduction {
+  Buffer acc;
+  Stmt prelude;  // init; loop nest with the update
+  Span span;
+};
+
+// Each allocation brackets the init, the loops and everything after them, so nesting
+// mirrors the order the reductions were found in: the first one outermost.
+Stmt wrap_reductions(const std::vector<PendingReduction>& pending, Stmt body) {
+  for (auto it = pending.rbegin(); it != pending.rend(); ++it)
+    body = Allocate::make(it->acc, Seq::make({it->prelude, body}), it->span);
+  return body;
+}
+
+Expr reduce_init(ReduceOp op, DataType t, Span s) {
+  if (op == ReduceOp::Sum) return make_const(t, 0, s);
+  bool starts_high = op == ReduceOp::Min;
+  if (t.is_float()) {
+    double inf = std::numeric_limits<double>::infinity();
+    return FloatImm::make(t, starts_high ? inf : -inf, s);
+  }
+  if (!starts_high) return IntImm::make(t, t.min_int(), s);
+  // u64's maximum has no int64 value; IntImm keeps its bit pattern.
+  if (t.is_uint() && t.bits == 64) return IntImm::make(t, -1, s);
+  return IntImm::make(t, t.max_int_signed(), s);
+}
+
+Expr reduce_combine(ReduceOp op, Expr acc, Expr x, Span s) {
+  switch (op) {
+    case ReduceOp::Sum: return Binary::make(BinaryOp::Add, acc, x, s);
+    case ReduceOp::Min: return Binary::make(BinaryOp::Min, acc, x, s);
+    case ReduceOp::Max: return Binary::make(BinaryOp::Max, acc, x, s);
+  }
+  throw IRError("unknown reduction");
+}
+
+class NameCollector : public IRVisitor {
+ public:
+  explicit NameCollector(std::set<std::string>& names) : names_(names) {}
+  void visit_Reduce(const Reduce* op) override {
+    for (const auto& a : op->axes) names_.insert(a.var->name);
+    IRVisitor::visit_Reduce(op);
+  }
+  void visit_Var(const Var* op) override { names_.insert(op->name); }
+  void visit_buffer(const Buffer& b) override { names_.insert(b->name); }
+
+ private:
+  std::set<std::string>& names_;
+};
+
+class ReadCollector : public IRVisitor {
+ public:
+  std::set<const BufferNode*> reads;
+  void visit_Load(const Load* op) override {
+    reads.insert(op->buffer.get());
+    IRVisitor::visit_Load(op);
+  }
+};
+
+// Replaces the Reduce nodes of one stage body by accumulator loads (see step 2).
+class ReductionLowering : public IRMutator {
+ public:
+  ReductionLowering(std::string stage_name, std::set<std::string>& used)
+      : stage_name_(std::move(stage_name)), used_(used) {}
+
+  // Lowers `body`, appending the reductions it needs to `out` in post-order.
+  Expr lower(const Expr& body, std::vector<PendingReduction>& out) {
+    out_ = &out;
+    return mutate(body);
+  }
+
+  Expr mutate_Reduce(const Reduce* op, const Expr&) override {
+    std::vector<PendingReduction> inner;
+    std::vector<PendingReduction>* outer = out_;
+    out_ = &inner;
+    Expr source = mutate(op->source);
+    out_ = outer;
+
+    Span s = op->span;
+    for (const auto& a : op->axes)
+      assert(a.extent <= INT32_MAX && "reduction extent does not fit a loop bound");
+    Buffer acc =
+        BufferNode::make(fresh_name(stage_name_ + "_" + reduce_op_name(op->op)), op->dtype, {1}, "local", s);
+    Expr acc_value = Load::make(acc, {make_i32(0)}, s);
+    Stmt loops = wrap_reductions(
+        inner, Store::make(acc, {make_i32(0)}, reduce_combine(op->op, acc_value, source, s), s));
+    for (auto it = op->axes.rbegin(); it != op->axes.rend(); ++it)
+      loops = For::make(it->var, make_i32(0), make_i32(it->extent), ForKind::Serial, loops, s);
+    Stmt init = Store::make(acc, {make_i32(0)}, reduce_init(op->op, op->dtype, s), s);
+    out_->push_back({acc, Seq::make({init, loops}), s});
+    return acc_value;
+  }
+
+ private:
+  std::string fresh_name(const std::string& base) {
+    std::string name = base;
+    for (int n = 1; used_.count(name); ++n) name = base + "_" + std::to_string(n);
+    used_.insert(name);
+    return name;
+  }
+
+  std::string stage_name_;
+  std::set<std::string>& used_;
+  std::vector<PendingReduction>* out_ = nullptr;
+};
+
+Stmt lower_stage(const Stage& stage, std::set<std::string>& used) {
+  assert(stage.index_vars.size() == stage.out->shape.size() && "one index variable per dimension");
+  // Loop bounds are i32; the frontend must reject larger extents.
+  for (int64_t e : stage.out->shape) assert(e <= INT32_MAX && "stage extent does not fit a loop bound");
+  std::vector<PendingReduction> pending;
+  ReductionLowering lowering(stage.out->name, used);
+  Expr value = lowering.lower(stage.body, pending);
+
+  std::vector<Expr> indices;
+  for (const auto& v : stage.index_vars) indices.push_back(var_expr(v));
+  Stmt body = wrap_reductions(pending, Store::make(stage.out, indices, value, stage.span));
+  for (size_t i = stage.index_vars.size(); i-- > 0;)
+    body = For::make(stage.index_vars[i], make_i32(0), make_i32(stage.out->shape[i]), ForKind::Serial, body,
+                     stage.span);
+  return body;
+}
+
+// An allocation still open while later stages are emitted into it (step 3).
+struct OpenAllocation {
+  Buffer buffer;  // null for the function body itself
+  Span span;
+  std::vector<Stmt> stmts;
+};
+
+bool is_param(const TensorFunc& f, const Buffer& b) {
+  for (const auto& p : f.inputs)
+    if (p == b) return true;
+  for (const auto& p : f.outputs)
+    if (p == b) return true;
+  return false;
+}
+
+Stmt seq_or_nop(const std::vector<Stmt>& stmts) {
+  if (stmts.empty()) return Evaluate::make(make_i32(0));
+  return Seq::make(stmts);
+}
+
+PrimFunc lower_func(const TensorFunc& f) {
+  std::set<std::string> used;
+  NameCollector names(used);
+  for (const auto& b : f.inputs) used.insert(b->name);
+  for (const auto& b : f.outputs) used.insert(b->name);
+  std::vector<std::set<const BufferNode*>> reads;
+  for (const auto& st : f.stages) {
+    used.insert(st.out->name);
+    for (const auto& v : st.index_vars) used.insert(v->name);
+    names.visit(st.body);
+    ReadCollector rc;
+    rc.visit(st.body);
+    reads.push_back(std::move(rc.reads));
+  }
+  auto read_after = [&](const Buffer& b, size_t stage) {
+    for (size_t later = stage + 1; later < reads.size(); ++later)
+      if (reads[later].count(b.get())) return true;
+    return false;
+  };
+
+  std::vector<OpenAllocation> open(1);
+  auto close_top = [&] {
+    OpenAllocation top = std::move(open.back());
+    open.pop_back();
+    open.back().stmts.push_back(Allocate::make(top.buffer, seq_or_nop(top.stmts), top.span));
+  };
+  for (size_t s = 0; s < f.stages.size(); ++s) {
+    const Stage& stage = f.stages[s];
+    if (!is_param(f, stage.out)) open.push_back({stage.out, stage.span, {}});
+    open.back().stmts.push_back(lower_stage(stage, used));
+    while (open.size() > 1 && !read_after(open.back().buffer, s)) close_top();
+  }
+  while (open.size() > 1) close_top();
+
+  PrimFunc out;
+  out.name = f.name;
+  out.inputs = f.inputs;
+  out.outputs = f.outputs;
+  out.body = seq_or_nop(open[0].stmts);
+  out.span = f.span;
+  return out;
+}
+
+}  // namespace
+
+Module schedule_ops(const TensorProgram& program, const LowerOptions& options) {
+  Module m;
+  for (const auto& f : program.funcs) m.funcs.push_back(lower_func(f));
+  return m;
+}
+
+}  // namespace dspc

@@ -1,0 +1,298 @@
+// simplify
+//  1. Bottom-up: simplify the children, then the node. A rewrite that builds a new node
+//     simplifies that node again (its children already are), so one pass reaches a fixed
+//     point and simplify is idempotent.
+//  2. Expressions: fold constant operands with compiler/Semantics (the interpreter's own
+//     definition, so folding cannot disagree with it), then integer algebra with the
+//     constant on the right: identities, constant reassociation, x - x; constants end up
+//     non-negative (x + -3 -> x - 3). Operands with side effects (extern calls) are never
+//     dropped.
+//  3. Statements: a removed statement becomes the no-op `evaluate 0`; sequences drop no-ops,
+//     an `if` with a constant condition becomes its branch, a loop with a non-positive
+//     constant extent or a no-op body goes away.
+#include "passes/Simplify.h"
+
+#include "compiler/IRVisitor.h"
+#include "compiler/Semantics.h"
+
+namespace dspc {
+
+namespace {
+
+class SideEffectFinder : public IRVisitor {
+ public:
+  bool found = false;
+  void visit_Call(const Call* op) override {
+    if (op->call_kind == CallKind::Extern || op->name == "throw_last_error") found = true;
+    IRVisitor::visit_Call(op);
+  }
+};
+
+bool is_const(const Expr& e) {
+  return e.as<IntImm>() || e.as<FloatImm>();
+}
+
+Expr fold_binary(BinaryOp op, const Expr& a, const Expr& b, Span s) {
+  Value x, y;
+  if (!const_value(a, x) || !const_value(b, y)) return Expr();
+  DataType result = is_comparison(op) ? DataType::boolean() : a.dtype();
+  return make_value(result, eval_binary(op, a.dtype(), x, y), s);
+}
+
+Expr fold_unary(UnaryOp op, const Expr& a, Span s) {
+  Value x;
+  if (!const_value(a, x)) return Expr();
+  return make_value(a.dtype(), eval_unary(op, a.dtype(), x), s);
+}
+
+Expr fold_cast(DataType to, const Expr& a, Span s) {
+  Value x;
+  if (!const_value(a, x)) return Expr();
+  return make_value(to, eval_cast(to, a.dtype(), x), s);
+}
+
+bool is_pure(const Expr& e) {
+  SideEffectFinder f;
+  f.visit(e);
+  return !f.found;
+}
+
+bool equal_list(const std::vector<Expr>& a, const std::vector<Expr>& b);
+
+// Structural equality of expressions: same shape, dtypes and constants, same variables and
+// buffers (by identity).
+bool equal(const Expr& a, const Expr& b) {
+  if (a.same_as(b)) return true;
+  if (!a || !b || a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
+  if (const auto* x = a.as<IntImm>()) return x->value == b.as<IntImm>()->value;
+  if (const auto* x = a.as<FloatImm>()) return x->value == b.as<FloatImm>()->value;  // NaN: not equal, fine
+  if (a.as<Var>()) return false;  // same_as failed: different variables
+  if (const auto* x = a.as<Cast>()) return equal(x->value, b.as<Cast>()->value);
+  if (const auto* x = a.as<Binary>()) {
+    const auto* y = b.as<Binary>();
+    return x->op == y->op && equal(x->a, y->a) && equal(x->b, y->b);
+  }
+  if (const auto* x = a.as<Unary>())
+    return x->op == b.as<Unary>()->op && equal(x->value, b.as<Unary>()->value);
+  if (const auto* x = a.as<Select>()) {
+    const auto* y = b.as<Select>();
+    return equal(x->cond, y->cond) && equal(x->t, y->t) && equal(x->f, y->f);
+  }
+  if (const auto* x = a.as<Load>())
+    return x->buffer == b.as<Load>()->buffer && equal_list(x->indices, b.as<Load>()->indices);
+  if (const auto* x = a.as<Call>()) {
+    const auto* y = b.as<Call>();
+    return x->call_kind == y->call_kind && x->name == y->name && equal_list(x->args, y->args);
+  }
+  if (const auto* x = a.as<Ramp>()) {
+    const auto* y = b.as<Ramp>();
+    return x->lanes == y->lanes && equal(x->base, y->base) && equal(x->stride, y->stride);
+  }
+  if (const auto* x = a.as<Broadcast>())
+    return x->lanes == b.as<Broadcast>()->lanes && equal(x->value, b.as<Broadcast>()->value);
+  return false;  // Reduce: never compared
+}
+
+bool equal_list(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!equal(a[i], b[i])) return false;
+  return true;
+}
+
+const IntImm* int_const(const Expr& e) {
+  return e.as<IntImm>();
+}
+bool is_int_value(const Expr& e, int64_t v) {
+  return int_const(e) && int_const(e)->value == v;
+}
+
+// A negative signed constant whose negation is representable.
+bool negatable_negative(const Expr& c) {
+  const IntImm* k = int_const(c);
+  return k && k->dtype.is_int() && k->value < 0 && k->value != k->dtype.min_int();
+}
+
+Expr simplify_binary(BinaryOp op, Expr a, Expr b, Span s);
+
+// Integer scalar rules; null if none applies.
+Expr integer_algebra(BinaryOp op, const Expr& a, const Expr& b, Span s) {
+  DataType t = a.dtype();
+  const auto* ab = a.as<Binary>();
+  bool a_has_const = ab && int_const(ab->b);
+  switch (op) {
+    case BinaryOp::Add:
+      if (int_const(a) && !int_const(b)) return simplify_binary(op, b, a, s);
+      if (!int_const(b)) return Expr();
+      if (is_int_value(b, 0)) return a;
+      if (a_has_const && ab->op == BinaryOp::Add)
+        return simplify_binary(op, ab->a, fold_binary(BinaryOp::Add, ab->b, b, s), s);
+      if (a_has_const && ab->op == BinaryOp::Sub)
+        return simplify_binary(op, ab->a, fold_binary(BinaryOp::Sub, b, ab->b, s), s);
+      if (negatable_negative(b)) return Binary::make(BinaryOp::Sub, a, fold_unary(UnaryOp::Neg, b, s), s);
+      return Expr();
+    case BinaryOp::Sub:
+      if (equal(a, b) && is_pure(a)) return make_const(t, 0, s);
+      if (!int_const(b)) return Expr();
+      if (is_int_value(b, 0)) return a;
+      if (a_has_const && ab->op == BinaryOp::Add)
+        return simplify_binary(BinaryOp::Add, ab->a, fold_binary(BinaryOp::Sub, ab->b, b, s), s);
+      if (a_has_const && ab->op == BinaryOp::Sub)
+        return simplify_binary(op, ab->a, fold_binary(BinaryOp::Add, ab->b, b, s), s);
+      if (negatable_negative(b)) return Binary::make(BinaryOp::Add, a, fold_unary(UnaryOp::Neg, b, s), s);
+      return Expr();
+    case BinaryOp::Mul:
+      if (int_const(a) && !int_const(b)) return simplify_binary(op, b, a, s);
+      if (!int_const(b)) return Expr();
+      if (is_int_value(b, 0) && is_pure(a)) return b;
+      if (is_int_value(b, 1)) return a;
+      if (a_has_const && ab->op == BinaryOp::Mul)
+        return simplify_binary(op, ab->a, fold_binary(BinaryOp::Mul, ab->b, b, s), s);
+      return Expr();
+    case BinaryOp::Div: return is_int_value(b, 1) ? a : Expr();
+    case BinaryOp::Mod: return is_int_value(b, 1) && is_pure(a) ? make_const(t, 0, s) : Expr();
+    default: return Expr();
+  }
+}
+
+// true && x -> x, false && x -> false, and the same for ||, in either operand order.
+Expr logical_algebra(BinaryOp op, const Expr& a, const Expr& b) {
+  bool absorbing = op == BinaryOp::Or;  // the value that decides the result alone
+  for (int side = 0; side < 2; ++side) {
+    const Expr& c = side ? b : a;
+    const Expr& other = side ? a : b;
+    const IntImm* k = int_const(c);
+    if (!k) continue;
+    if ((k->value != 0) != absorbing) return other;
+    if (is_pure(other)) return c;
+  }
+  return Expr();
+}
+
+Expr simplify_binary(BinaryOp op, Expr a, Expr b, Span s) {
+  if (Expr folded = fold_binary(op, a, b, s)) return folded;
+  DataType t = a.dtype();
+  if (t.is_integer() && t.is_scalar())
+    if (Expr r = integer_algebra(op, a, b, s)) return r;
+  if (is_logical(op) && t.is_scalar())
+    if (Expr r = logical_algebra(op, a, b)) return r;
+  return Binary::make(op, a, b, s);
+}
+
+bool is_nop(const Stmt& s) {
+  const auto* ev = s.as<Evaluate>();
+  return ev && is_const(ev->value);
+}
+
+Stmt nop() {
+  return Evaluate::make(make_i32(0));
+}
+
+class Simplifier : public IRMutator {
+ public:
+  Expr mutate_Cast(const Cast* op, const Expr& self) override {
+    Expr v = mutate(op->value);
+    if (v.dtype() == op->dtype) return v;
+    if (Expr folded = fold_cast(op->dtype, v, op->span)) return folded;
+    return v.same_as(op->value) ? self : Cast::make(op->dtype, v, op->span);
+  }
+
+  Expr mutate_Binary(const Binary* op, const Expr& self) override {
+    Expr a = mutate(op->a), b = mutate(op->b);
+    Expr r = simplify_binary(op->op, a, b, op->span);
+    // Keep the original node when nothing changed, so untouched trees stay shared.
+    if (const auto* rb = r.as<Binary>())
+      if (rb->op == op->op && rb->a.same_as(op->a) && rb->b.same_as(op->b)) return self;
+    return r;
+  }
+
+  Expr mutate_Unary(const Unary* op, const Expr& self) override {
+    Expr v = mutate(op->value);
+    if (Expr folded = fold_unary(op->op, v, op->span)) return folded;
+    return v.same_as(op->value) ? self : Unary::make(op->op, v, op->span);
+  }
+
+  Expr mutate_Select(const Select* op, const Expr& self) override {
+    Expr c = mutate(op->cond), t = mutate(op->t), f = mutate(op->f);
+    if (const IntImm* k = int_const(c)) {
+      const Expr& kept = k->value ? t : f;
+      const Expr& dropped = k->value ? f : t;
+      if (is_pure(dropped)) return kept;
+    }
+    if (c.same_as(op->cond) && t.same_as(op->t) && f.same_as(op->f)) return self;
+    return Select::make(c, t, f, op->span);
+  }
+
+  Stmt mutate_IfThenElse(const IfThenElse* op, const Stmt& self) override {
+    Expr c = mutate(op->cond);
+    if (const IntImm* k = int_const(c)) {
+      if (k->value) return mutate(op->then_case);
+      return op->else_case ? mutate(op->else_case) : nop();
+    }
+    Stmt t = mutate(op->then_case);
+    Stmt e = op->else_case ? mutate(op->else_case) : Stmt();
+    if (e && is_nop(e)) e = Stmt();
+    if (is_nop(t) && !e && is_pure(c)) return nop();
+    if (c.same_as(op->cond) && t.same_as(op->then_case) && e.same_as(op->else_case)) return self;
+    return IfThenElse::make(c, t, e, op->span);
+  }
+
+  Stmt mutate_For(const For* op, const Stmt& self) override {
+    Expr mn = mutate(op->min), ext = mutate(op->extent);
+    if (const IntImm* k = int_const(ext); k && k->value <= 0) return nop();
+    Stmt body = mutate(op->body);
+    if (is_nop(body)) return nop();
+    if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return self;
+    return For::make(op->var, mn, ext, op->for_kind, body, op->span);
+  }
+
+  Stmt mutate_LetStmt(const LetStmt* op, const Stmt& self) override {
+    Expr v = mutate(op->value);
+    Stmt body = mutate(op->body);
+    if (is_nop(body) && is_pure(v)) return nop();
+    if (v.same_as(op->value) && body.same_as(op->body)) return self;
+    return LetStmt::make(op->var, v, body, op->span);
+  }
+
+  Stmt mutate_Evaluate(const Evaluate* op, const Stmt& self) override {
+    Expr v = mutate(op->value);
+    if (is_const(v) || !is_pure(v)) return v.same_as(op->value) ? self : Evaluate::make(v, op->span);
+    // A pure expression evaluated for nothing.
+    return nop();
+  }
+
+  Stmt mutate_Seq(const Seq* op, const Stmt& self) override {
+    std::vector<Stmt> out;
+    bool changed = false;
+    for (const auto& s : op->stmts) {
+      Stmt m = mutate(s);
+      changed |= !m.same_as(s);
+      if (is_nop(m)) {
+        changed = true;
+        continue;
+      }
+      out.push_back(m);
+    }
+    if (!changed) return self;
+    if (out.empty()) return nop();
+    return Seq::make(out, op->span);
+  }
+};
+
+}  // namespace
+
+Expr simplify_expr(const Expr& e) {
+  Simplifier s;
+  return s.mutate(e);
+}
+
+Stmt simplify_stmt(const Stmt& s) {
+  Simplifier simplifier;
+  return simplifier.mutate(s);
+}
+
+Module simplify(const Module& m, const LowerOptions& options) {
+  return mutate_module<Simplifier>(m);
+}
+
+}  // namespace dspc
