@@ -1,0 +1,74 @@
+/* dspc runtime-support: the C interface between generated code, the runner and the platform.
+ *
+ * Generated kernels call only the functions declared here. The symbols are defined in
+ * runtime-support (libdspc_rt.a), never in generated objects: a kernel object lists them as
+ * undefined, and linking against runtime-support resolves them. */
+#ifndef DSPC_RUNTIME_H
+#define DSPC_RUNTIME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- VTCM (the VTCM contract in DESIGN.md) ---------------------------------------------- */
+
+/* Allocates nbytes from the VTCM pool aligned to align (a power of two; 0 means 2048).
+ * Best fit. On failure returns NULL and sets the last error to
+ * "VTCM allocation of N bytes failed: ...". */
+void* HexagonBackendAllocateVTCM(uint32_t nbytes, uint32_t align);
+/* Returns a block to the pool, coalescing with free neighbours. 0 on success, non-zero (and
+ * a last error) for a pointer the pool did not hand out. */
+int HexagonBackendFreeVTCM(void* ptr);
+
+/* Pool capacity in bytes. Set before the first allocation (the runner does it from
+ * --vtcm-capacity); the default is the target's capacity, DSPC_VTCM_DEFAULT_CAPACITY. */
+int dspc_vtcm_set_capacity(uint32_t nbytes);
+uint32_t dspc_vtcm_capacity(void);
+uint32_t dspc_vtcm_bytes_in_use(void);
+/* Added for tests and diagnostics: the largest free block, and the number of blocks (free
+ * and in use) the pool's table holds (1 when empty: everything is one free block). */
+uint32_t dspc_vtcm_largest_free_block(void);
+uint32_t dspc_vtcm_num_blocks(void);
+
+/* ---- workspace: large compiler temporaries that do not fit on the stack ----------------- */
+void* DspcWorkspaceAlloc(uint32_t nbytes, uint32_t align);
+int DspcWorkspaceFree(void* ptr);
+
+/* ---- errors ------------------------------------------------------------------------------- */
+void dspc_set_last_error(const char* msg);
+const char* dspc_get_last_error(void); /* "" when none */
+
+/* ---- the runner's view of a compiled module ----------------------------------------------- */
+
+enum { DSPC_TYPE_INT = 0, DSPC_TYPE_UINT = 1, DSPC_TYPE_FLOAT = 2, DSPC_TYPE_BOOL = 3 };
+
+typedef struct {
+  const char* name;     /* parameter name, e.g. "A" */
+  uint8_t type_code;    /* DSPC_TYPE_* */
+  uint8_t bits;         /* 8, 16, 32, 64 (bool: 8, one byte per element) */
+  uint8_t is_output;
+  uint8_t ndim;
+  const int64_t* shape; /* ndim extents, row-major */
+} dspc_param_desc;
+
+/* Packed entry: args[i] points at parameter i's data. Returns the kernel's status. */
+typedef int32_t (*dspc_packed_fn)(void** args);
+
+typedef struct {
+  const char* name;
+  dspc_packed_fn packed;
+  uint32_t num_params;
+  const dspc_param_desc* params;
+} dspc_func_desc;
+
+/* Emitted by dspc codegen into the kernel object when linking an executable. */
+extern const dspc_func_desc __dspc_funcs[];
+extern const uint32_t __dspc_num_funcs;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
