@@ -1,0 +1,54 @@
+// TIR -> LLVM IR -> object/asm, and in-process linking with lld. This header keeps LLVM out
+// of everything that includes it; LLVM headers live only in codegen/*.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/Diagnostics.h"
+#include "compiler/IR.h"
+#include "targets/Target.h"
+
+namespace dspc {
+
+struct CodegenOptions {
+  Target target;
+  int opt_level = 2;     // 0..3, the new-pass-manager pipeline level
+  bool auto_hvx = true;  // let LLVM's loop vectorizer target HVX (hexagon-autohvx)
+};
+
+// What the runner needs to call a function: its parameters in call order with the shapes
+// the user declared (before flattening).
+struct ParamInfo {
+  std::string name;
+  DataType dtype;
+  std::vector<int64_t> shape;
+  bool is_output = false;
+};
+struct EntryInfo {
+  std::string name;
+  std::vector<ParamInfo> params;  // inputs then outputs
+};
+
+// Signatures from the lowered module (flattened shapes), or from the .dsp program (declared shapes).
+std::vector<EntryInfo> entries_of(const Module& m);
+std::vector<EntryInfo> entries_of(const TensorProgram& p);
+
+enum class EmitKind { LLVM, Asm, Obj };
+
+// Compiles `m` for options.target. With `entries` non-empty, also emits the packed wrappers and
+// the descriptor table that runtime-support's runner reads (see runtime-support/device/dspc_runtime.h).
+// Returns false after reporting through `diag` on failure.
+bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKind kind,
+                 const CodegenOptions& options, std::string& out, Diagnostics& diag);
+
+// Links object files with runtime-support (and its runner) for `target` into a static executable.
+// `runtime_dir` holds the per-target runtime-support builds (see runtime-support/CMakeLists.txt).
+bool link_executable(const std::vector<std::string>& object_paths, const Target& target,
+                     const std::string& runtime_dir, const std::string& out_path, Diagnostics& diag);
+
+// C prototypes of every function, for --emit=header.
+std::string emit_c_header(const Module& m);
+
+}  // namespace dspc

@@ -1,0 +1,370 @@
+// TIR expressions -> LLVM IR values, with dspc's exact arithmetic semantics.
+//
+// 1. integers wrap (no nsw/nuw); signed / and % are floor division/modulo: sdiv/srem, then a
+//    fix-up when the remainder and divisor differ in sign;
+// 2. nothing is undefined: a divisor of 0 or -1 is replaced by 1 before the division and the
+//    result chosen by select (x/0 == 0, x%0 == 0, x/-1 == -x, x%-1 == 0); a non-zero constant
+//    divisor is divided by directly so LLVM can strength-reduce;
+// 3. shift amounts outside [0, bits) give 0 or the sign fill, never a poison shift;
+// 4. float -> int casts saturate (llvm.fptosi.sat / fptoui.sat), int -> int casts extend by the
+//    source's signedness, bools are i1 in registers and i8 in memory;
+// 5. loads and stores get the largest alignment the index provably gives (up to 128 bytes).
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "codegen/CodegenLLVM.h"
+#include "compiler/Externs.h"
+
+namespace dspc::codegen {
+
+namespace {
+
+constexpr int64_t kMaxMultiple = int64_t(1) << 20;
+
+// The integer a constant (or a broadcast constant) holds.
+std::optional<int64_t> const_int(const Expr& e) {
+  if (const auto* i = e.as<IntImm>()) return i->value;
+  if (const auto* b = e.as<Broadcast>()) return const_int(b->value);
+  return std::nullopt;
+}
+
+int64_t low_power_of_two(int64_t v) {
+  if (v == 0) return kMaxMultiple;
+  uint64_t u = static_cast<uint64_t>(v);
+  return static_cast<int64_t>(std::min<uint64_t>(u & (~u + 1), kMaxMultiple));
+}
+
+}  // namespace
+
+llvm::Value* FunctionCodegen::constant(llvm::Type* type, int64_t v) {
+  unsigned bits = type->getScalarSizeInBits();
+  return llvm::ConstantInt::get(
+      type, llvm::APInt(bits, static_cast<uint64_t>(v) & (bits >= 64 ? ~0ull : (1ull << bits) - 1)));
+}
+
+llvm::Value* FunctionCodegen::eval(const Expr& e) {
+  switch (e.kind()) {
+    case NodeKind::IntImm: return constant(value_type(ctx_, e.dtype()), e.as<IntImm>()->value);
+    case NodeKind::FloatImm:
+      return llvm::ConstantFP::get(value_type(ctx_, e.dtype()), e.as<FloatImm>()->value);
+    case NodeKind::Var: {
+      auto it = vars_.find(e.as<VarNode>());
+      if (it == vars_.end())
+        throw CodegenError("variable " + e.as<VarNode>()->name + " is used out of scope");
+      return it->second;
+    }
+    case NodeKind::Cast: return eval_cast(e.as<Cast>());
+    case NodeKind::Binary: return eval_binary(e.as<Binary>());
+    case NodeKind::Unary: return eval_unary(e.as<Unary>());
+    case NodeKind::Select: {
+      const auto* op = e.as<Select>();
+      llvm::Value* c = eval(op->cond);
+      llvm::Value* t = eval(op->t);
+      return b_.CreateSelect(c, t, eval(op->f));
+    }
+    case NodeKind::Load: return eval_load(e.as<Load>());
+    case NodeKind::Call: return eval_call(e.as<Call>());
+    case NodeKind::Ramp: return eval_ramp(e.as<Ramp>());
+    case NodeKind::Broadcast: {
+      const auto* op = e.as<Broadcast>();
+      return b_.CreateVectorSplat(op->lanes, eval(op->value));
+    }
+    default: throw CodegenError(std::string("unexpected expression ") + node_kind_name(e.kind()));
+  }
+}
+
+llvm::Value* FunctionCodegen::eval_binary(const Binary* op) {
+  DataType t = op->a.dtype();
+  llvm::Value* a = eval(op->a);
+  llvm::Value* b = eval(op->b);
+  if (is_comparison(op->op)) return eval_compare(op->op, t, a, b);
+  bool f = t.is_float();
+  switch (op->op) {
+    case BinaryOp::Add: return f ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
+    case BinaryOp::Sub: return f ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
+    case BinaryOp::Mul: return f ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
+    case BinaryOp::Div:
+    case BinaryOp::Mod: return eval_div_mod(op, a, b);
+    // a < b ? a : b and a > b ? a : b, floats included (ordered: a NaN b gives b).
+    case BinaryOp::Min: return b_.CreateSelect(eval_compare(BinaryOp::LT, t, a, b), a, b);
+    case BinaryOp::Max: return b_.CreateSelect(eval_compare(BinaryOp::GT, t, a, b), a, b);
+    case BinaryOp::BitAnd:
+    case BinaryOp::And: return b_.CreateAnd(a, b);
+    case BinaryOp::BitOr:
+    case BinaryOp::Or: return b_.CreateOr(a, b);
+    case BinaryOp::BitXor: return b_.CreateXor(a, b);
+    case BinaryOp::Shl:
+    case BinaryOp::Shr: return eval_shift(op, a, b);
+    default: throw CodegenError(std::string("unexpected binary operator ") + binary_op_symbol(op->op));
+  }
+}
+
+llvm::Value* FunctionCodegen::eval_compare(BinaryOp op, DataType t, llvm::Value* a, llvm::Value* b) {
+  using P = llvm::CmpInst::Predicate;
+  if (t.is_float()) {
+    // Ordered, so NaN compares false, except != which is true for NaN.
+    P p = op == BinaryOp::EQ   ? P::FCMP_OEQ
+          : op == BinaryOp::NE ? P::FCMP_UNE
+          : op == BinaryOp::LT ? P::FCMP_OLT
+          : op == BinaryOp::LE ? P::FCMP_OLE
+          : op == BinaryOp::GT ? P::FCMP_OGT
+                               : P::FCMP_OGE;
+    if (target_.is_hexagon)
+      if (llvm::Value* c = hexagon_ordered_compare(b_, p, a, b)) return c;
+    return b_.CreateFCmp(p, a, b);
+  }
+  bool s = t.is_int();
+  P p = op == BinaryOp::EQ   ? P::ICMP_EQ
+        : op == BinaryOp::NE ? P::ICMP_NE
+        : op == BinaryOp::LT ? (s ? P::ICMP_SLT : P::ICMP_ULT)
+        : op == BinaryOp::LE ? (s ? P::ICMP_SLE : P::ICMP_ULE)
+        : op == BinaryOp::GT ? (s ? P::ICMP_SGT : P::ICMP_UGT)
+                             : (s ? P::ICMP_SGE : P::ICMP_UGE);
+  return b_.CreateICmp(p, a, b);
+}
+
+llvm::Value* FunctionCodegen::eval_div_mod(const Binary* op, llvm::Value* a, llvm::Value* b) {
+  DataType t = op->a.dtype();
+  bool is_div = op->op == BinaryOp::Div;
+  llvm::Type* ty = a->getType();
+  llvm::Value* zero = constant(ty, 0);
+  llvm::Value* one = constant(ty, 1);
+  if (t.is_float()) {
+    if (is_div) return b_.CreateFDiv(a, b);
+    llvm::Value* q = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b));
+    return b_.CreateFSub(a, b_.CreateFMul(b, q));
+  }
+  std::optional<int64_t> c = const_int(op->b);
+  if (t.is_uint()) {
+    if (c && *c != 0) return is_div ? b_.CreateUDiv(a, b) : b_.CreateURem(a, b);
+    llvm::Value* is_zero = b_.CreateICmpEQ(b, zero);
+    llvm::Value* safe = b_.CreateSelect(is_zero, one, b);
+    llvm::Value* r = is_div ? b_.CreateUDiv(a, safe) : b_.CreateURem(a, safe);
+    return b_.CreateSelect(is_zero, zero, r);
+  }
+  if (c && *c == -1) return is_div ? b_.CreateSub(zero, a) : zero;
+  if (c && *c > 0 && (*c & (*c - 1)) == 0) {
+    // Floor division by 2^k is an arithmetic shift; floor modulo is a mask.
+    int k = 0;
+    while ((int64_t(1) << k) != *c) ++k;
+    return is_div ? b_.CreateAShr(a, constant(ty, k)) : b_.CreateAnd(a, constant(ty, *c - 1));
+  }
+  llvm::Value* is_zero = nullptr;
+  llvm::Value* is_m1 = nullptr;
+  llvm::Value* safe = b;
+  if (!c || *c == 0) {
+    is_zero = b_.CreateICmpEQ(b, zero);
+    is_m1 = b_.CreateICmpEQ(b, constant(ty, -1));
+    safe = b_.CreateSelect(b_.CreateOr(is_zero, is_m1), one, b);
+  }
+  llvm::Value* q = b_.CreateSDiv(a, safe);
+  llvm::Value* r = b_.CreateSRem(a, safe);
+  // Truncating division rounds toward zero; step down when r and the divisor differ in sign.
+  llvm::Value* fix = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpSLT(b_.CreateXor(r, safe), zero));
+  llvm::Value* res =
+      is_div ? b_.CreateSub(q, b_.CreateZExt(fix, ty)) : b_.CreateSelect(fix, b_.CreateAdd(r, safe), r);
+  if (!is_zero) return res;
+  if (!is_div) return b_.CreateSelect(b_.CreateOr(is_zero, is_m1), zero, res);
+  return b_.CreateSelect(is_zero, zero, b_.CreateSelect(is_m1, b_.CreateSub(zero, a), res));
+}
+
+llvm::Value* FunctionCodegen::eval_shift(const Binary* op, llvm::Value* a, llvm::Value* b) {
+  DataType t = op->a.dtype();
+  llvm::Type* ty = a->getType();
+  int64_t bits = t.bits;
+  bool left = op->op == BinaryOp::Shl;
+  bool arith = !left && t.is_int();
+  llvm::Value* zero = constant(ty, 0);
+  if (std::optional<int64_t> c = const_int(op->b)) {
+    bool in_range =
+        t.is_int() ? (*c >= 0 && *c < bits) : static_cast<uint64_t>(*c) < static_cast<uint64_t>(bits);
+    if (in_range) return left ? b_.CreateShl(a, b) : arith ? b_.CreateAShr(a, b) : b_.CreateLShr(a, b);
+    return arith ? b_.CreateAShr(a, constant(ty, bits - 1)) : zero;
+  }
+  // Read as unsigned, a negative signed amount is >= bits too.
+  llvm::Value* out = b_.CreateICmpUGE(b, constant(ty, bits));
+  if (arith) return b_.CreateAShr(a, b_.CreateSelect(out, constant(ty, bits - 1), b));
+  llvm::Value* safe = b_.CreateSelect(out, zero, b);
+  llvm::Value* s = left ? b_.CreateShl(a, safe) : b_.CreateLShr(a, safe);
+  return b_.CreateSelect(out, zero, s);
+}
+
+llvm::Value* FunctionCodegen::eval_unary(const Unary* op) {
+  DataType t = op->value.dtype();
+  llvm::Value* v = eval(op->value);
+  switch (op->op) {
+    case UnaryOp::Neg: return t.is_float() ? b_.CreateFNeg(v) : b_.CreateNeg(v);
+    case UnaryOp::Not:
+    case UnaryOp::BitNot: return b_.CreateNot(v);
+    case UnaryOp::Abs: {
+      if (t.is_uint()) return v;
+      // fabs, as compiler/Semantics.cpp: abs(-0.0) is +0.0 and a NaN loses its sign.
+      if (t.is_float()) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v);
+      return b_.CreateSelect(b_.CreateICmpSLT(v, constant(v->getType(), 0)), b_.CreateNeg(v), v);
+    }
+  }
+  throw CodegenError("unexpected unary operator");
+}
+
+llvm::Value* FunctionCodegen::eval_cast(const Cast* op) {
+  DataType from = op->value.dtype();
+  DataType to = op->dtype;
+  llvm::Value* v = eval(op->value);
+  if (from == to) return v;
+  llvm::Type* ty = value_type(ctx_, to);
+  if (to.is_bool()) {
+    if (from.is_float()) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
+    return b_.CreateICmpNE(v, constant(v->getType(), 0));
+  }
+  if (from.is_bool()) return to.is_float() ? b_.CreateUIToFP(v, ty) : b_.CreateZExt(v, ty);
+  if (from.is_integer() && to.is_integer()) return b_.CreateIntCast(v, ty, from.is_int());
+  if (from.is_integer()) return from.is_int() ? b_.CreateSIToFP(v, ty) : b_.CreateUIToFP(v, ty);
+  if (to.is_integer()) {
+    auto id = to.is_int() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    return b_.CreateIntrinsic(id, {ty, v->getType()}, {v});
+  }
+  return to.bits < from.bits ? b_.CreateFPTrunc(v, ty) : b_.CreateFPExt(v, ty);
+}
+
+llvm::Value* FunctionCodegen::eval_ramp(const Ramp* op) {
+  llvm::Value* base = eval(op->base);
+  llvm::Value* stride = eval(op->stride);
+  std::vector<llvm::Constant*> steps;
+  for (int i = 0; i < op->lanes; ++i)
+    steps.push_back(llvm::cast<llvm::Constant>(constant(base->getType(), i)));
+  llvm::Value* offsets =
+      b_.CreateMul(b_.CreateVectorSplat(op->lanes, stride), llvm::ConstantVector::get(steps));
+  return b_.CreateAdd(b_.CreateVectorSplat(op->lanes, base), offsets);
+}
+
+llvm::Value* FunctionCodegen::eval_call(const Call* op) {
+  if (op->call_kind == CallKind::Intrinsic) {
+    if (op->name == "isnullptr")
+      return b_.CreateICmpEQ(eval(op->args[0]),
+                             llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx_, 0)));
+    if (op->name == "throw_last_error") {
+      // The message is already recorded by the runtime; the caller reads it after we fail.
+      b_.CreateRet(b_.getInt32(-1));
+      b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "after.throw", fn_));
+      return b_.getInt32(-1);
+    }
+    throw CodegenError("unknown intrinsic '" + op->name + "'");
+  }
+  auto sig = lookup_extern(op->name);
+  if (!sig) throw CodegenError("unknown extern function '" + op->name + "'");
+  std::vector<llvm::Type*> params;
+  for (DataType p : sig->params) params.push_back(value_type(ctx_, p));
+  auto* fty = llvm::FunctionType::get(value_type(ctx_, sig->ret), params, false);
+  llvm::FunctionCallee callee = module_.getOrInsertFunction(op->name, fty);
+  bool allocator = op->name == kAllocateVtcm || op->name == kWorkspaceAlloc;
+  if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    // Fresh memory from the pool: it aliases nothing the kernel already holds.
+    if (allocator) f->addRetAttr(llvm::Attribute::NoAlias);
+  }
+  std::vector<llvm::Value*> args;
+  for (const Expr& a : op->args) args.push_back(eval(a));
+  return b_.CreateCall(callee, args);
+}
+
+llvm::Value* FunctionCodegen::eval_load(const Load* op) {
+  Access a = address(op->buffer, op->indices);
+  llvm::Type* mty = memory_type(ctx_, op->dtype);
+  llvm::Value* v = nullptr;
+  if (a.is_gather) {
+    auto* mask = llvm::ConstantInt::getTrue(
+        llvm::VectorType::get(b_.getInt1Ty(), llvm::cast<llvm::VectorType>(mty)->getElementCount()));
+    v = b_.CreateMaskedGather(mty, a.ptr, a.align, mask);
+  } else {
+    v = b_.CreateAlignedLoad(mty, a.ptr, a.align);
+  }
+  if (op->dtype.is_bool()) return b_.CreateICmpNE(v, constant(mty, 0));
+  return v;
+}
+
+llvm::Value* FunctionCodegen::handle_of(const Buffer& b) {
+  auto it = vars_.find(b->data.get());
+  if (it == vars_.end() || !it->second->getType()->isPointerTy())
+    throw CodegenError("buffer " + b->name + " is used outside the scope of its data variable");
+  return it->second;
+}
+
+llvm::Value* FunctionCodegen::to_index(llvm::Value* v, DataType t) {
+  llvm::Type* ty = index_type_;
+  if (t.lanes > 1) ty = llvm::FixedVectorType::get(index_type_, t.lanes);
+  return t.is_int() ? b_.CreateSExtOrTrunc(v, ty) : b_.CreateZExtOrTrunc(v, ty);
+}
+
+FunctionCodegen::Access FunctionCodegen::address(const Buffer& buf, const std::vector<Expr>& indices) {
+  llvm::Value* base = handle_of(buf);
+  llvm::Type* elem = memory_type(ctx_, buf->dtype);
+  int64_t eb = buf->dtype.bytes();
+  llvm::Value* linear = nullptr;
+  int64_t multiple = kMaxMultiple;
+  bool vector = false;
+  if (indices.size() == 1) {
+    const Expr& idx = indices[0];
+    const auto* ramp = idx.as<Ramp>();
+    std::optional<int64_t> stride = ramp ? const_int(ramp->stride) : std::nullopt;
+    if (ramp && stride && *stride == 1) {
+      linear = to_index(eval(ramp->base), ramp->base.dtype());
+      multiple = known_multiple(ramp->base);
+    } else {
+      linear = to_index(eval(idx), idx.dtype());
+      multiple = known_multiple(idx);
+      vector = idx.dtype().lanes > 1;
+    }
+  } else {
+    // Not flattened: row-major linearisation of scalar indices.
+    int64_t stride = buf->num_elements();
+    for (size_t k = 0; k < indices.size(); ++k) {
+      if (indices[k].dtype().lanes > 1)
+        throw CodegenError("vector index into multi-dimensional buffer " + buf->name);
+      stride /= buf->shape[k];
+      llvm::Value* term =
+          b_.CreateMul(to_index(eval(indices[k]), indices[k].dtype()), constant(index_type_, stride));
+      linear = linear ? b_.CreateAdd(linear, term) : term;
+      multiple =
+          std::min(multiple, std::min(known_multiple(indices[k]) * low_power_of_two(stride), kMaxMultiple));
+    }
+  }
+  auto it = handle_align_.find(buf->data.get());
+  int64_t base_align = low_power_of_two(it == handle_align_.end() ? eb : it->second);
+  int64_t align = std::max(eb, std::min({multiple * eb, base_align, kParamAlignment}));
+  if (vector) align = eb;
+  llvm::Value* ptr = b_.CreateInBoundsGEP(elem, base, linear);
+  return {ptr, vector, llvm::Align(align)};
+}
+
+int64_t FunctionCodegen::known_multiple(const Expr& e) const {
+  switch (e.kind()) {
+    case NodeKind::IntImm: return low_power_of_two(e.as<IntImm>()->value);
+    case NodeKind::Var: {
+      auto it = var_multiple_.find(e.as<VarNode>());
+      return it == var_multiple_.end() ? 1 : it->second;
+    }
+    case NodeKind::Ramp: return known_multiple(e.as<Ramp>()->base);
+    case NodeKind::Broadcast: return known_multiple(e.as<Broadcast>()->value);
+    case NodeKind::Cast: {
+      const auto* op = e.as<Cast>();
+      if (!op->dtype.is_integer() || !op->value.dtype().is_integer()) return 1;
+      return std::min(known_multiple(op->value), int64_t(1) << std::min(op->dtype.bits - 1, 20));
+    }
+    case NodeKind::Binary: {
+      // Divisibility by 2^k (k < bits) survives wrap-around, so wrapping ops keep it.
+      const auto* op = e.as<Binary>();
+      int64_t a = known_multiple(op->a);
+      if (op->op == BinaryOp::Add || op->op == BinaryOp::Sub) return std::min(a, known_multiple(op->b));
+      if (op->op == BinaryOp::Mul) return std::min(a * known_multiple(op->b), kMaxMultiple);
+      std::optional<int64_t> c = const_int(op->b);
+      if (op->op == BinaryOp::Shl && c && *c >= 0 && *c < 20) return std::min(a << *c, kMaxMultiple);
+      return 1;
+    }
+    default: return 1;
+  }
+}
+
+}  // namespace dspc::codegen

@@ -1,0 +1,116 @@
+// Internal to codegen/: the TIR -> LLVM IR builder shared by the codegen .cpp files.
+// This header includes LLVM; never include it from outside codegen/.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/Codegen.h"
+#include "compiler/IR.h"
+#include "targets/Target.h"
+
+namespace dspc::codegen {
+
+// A compiler bug found while generating code (IR that earlier passes should have removed or
+// never produce). emit_module reports it as an internal error; it never escapes codegen.
+class CodegenError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The alignment every buffer parameter is guaranteed to have (callers and the runner promise it).
+inline constexpr int64_t kParamAlignment = 128;
+
+// Register type of a dtype: bool is i1, handle is ptr, lanes > 1 give vectors.
+llvm::Type* value_type(llvm::LLVMContext& ctx, DataType t);
+// In-memory element type: bool takes a byte.
+llvm::Type* memory_type(llvm::LLVMContext& ctx, DataType t);
+
+// Builds the LLVM functions of one PrimFunc module. Expressions live in CodegenExpr.cpp,
+// statements and the function ABI in CodegenLLVM.cpp.
+class FunctionCodegen {
+ public:
+  FunctionCodegen(llvm::Module& module, const Target& target);
+
+  // Declares `f` with the kernel ABI: i32 f(ptr noalias nonnull align 128 dereferenceable(n)...).
+  llvm::Function* declare(const PrimFunc& f);
+  // Emits the body of a declared function.
+  void define(const PrimFunc& f);
+
+ private:
+  // ---- statements (CodegenLLVM.cpp)
+  void emit(const Stmt& s);
+  void emit_for(const For* op);
+  void emit_if(const IfThenElse* op);
+  void emit_let(const LetStmt* op);
+  void emit_allocate(const Allocate* op);
+  void emit_store(const Store* op);
+  void bind_handle(const VarNode* var, llvm::Value* ptr, int64_t align);
+  void set_loop_hints(llvm::BranchInst* latch, ForKind kind, bool no_vectorize);
+  static bool divides_by_variable(const Stmt& body);
+
+  // ---- expressions (CodegenExpr.cpp)
+  llvm::Value* eval(const Expr& e);
+  llvm::Value* eval_binary(const Binary* op);
+  llvm::Value* eval_div_mod(const Binary* op, llvm::Value* a, llvm::Value* b);
+  llvm::Value* eval_shift(const Binary* op, llvm::Value* a, llvm::Value* b);
+  llvm::Value* eval_compare(BinaryOp op, DataType t, llvm::Value* a, llvm::Value* b);
+  llvm::Value* eval_unary(const Unary* op);
+  llvm::Value* eval_cast(const Cast* op);
+  llvm::Value* eval_call(const Call* op);
+  llvm::Value* eval_load(const Load* op);
+  llvm::Value* eval_ramp(const Ramp* op);
+  llvm::Value* constant(llvm::Type* type, int64_t v);
+
+  // ---- memory access (CodegenExpr.cpp)
+  struct Access {
+    llvm::Value* ptr;  // scalar address (contiguous) or vector of addresses (gather/scatter)
+    bool is_gather;
+    llvm::Align align;
+  };
+  Access address(const Buffer& b, const std::vector<Expr>& indices);
+  llvm::Value* to_index(llvm::Value* v, DataType t);  // to the pointer-width index type
+  llvm::Value* handle_of(const Buffer& b);
+  int64_t known_multiple(const Expr& index) const;  // largest power of two dividing it
+
+  llvm::Module& module_;
+  llvm::LLVMContext& ctx_;
+  const Target& target_;
+  llvm::IRBuilder<> b_;
+  llvm::Type* index_type_;
+  llvm::Function* fn_ = nullptr;
+  std::unordered_map<const VarNode*, llvm::Value*> vars_;
+  std::unordered_map<const VarNode*, int64_t> handle_align_;  // bytes the pointee is aligned to
+  std::unordered_map<const VarNode*, int64_t> var_multiple_;  // power of two dividing an int var
+};
+
+// Builds every function of `m` into `module` (whose data layout is already set).
+void build_functions(llvm::Module& module, const Module& m, const Target& target);
+
+// Emits the packed wrappers and the __dspc_funcs descriptor table for `entries` (Runner.cpp).
+void build_runner_table(llvm::Module& module, const std::vector<EntryInfo>& entries);
+
+// Hexagon specifics (CodegenHexagon.cpp): sets the backend's process-wide cl::opt knobs (HVX
+// auto-vectorisation per options.auto_hvx, no small data) before each compilation.
+void configure_hexagon(const CodegenOptions& options);
+// Restores the process-wide LLVM options configure_hexagon changes, for other targets.
+void configure_generic();
+
+// A scalar ordered float comparison (olt/ole/ogt/oge) that the Hexagon backend cannot fuse with
+// a select into sfmin/sfmax (which differ from dspc's min/max on NaN and -0); null when `p` or
+// the operand type needs no such care.
+llvm::Value* hexagon_ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x,
+                                     llvm::Value* y);
+
+// Creates the target machine for `options` (Emit.cpp); null with `error` set on failure.
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& options, std::string& error);
+
+}  // namespace dspc::codegen

@@ -1,0 +1,174 @@
+// emit_module: TIR module -> LLVM module -> optimised -> textual IR, assembly or object.
+//
+// 1. initialise the Hexagon and X86 backends once; make the target machine from the Target
+//    (triple, CPU, features, static relocation, codegen level matching opt_level);
+// 2. build the functions (and the runner table when entries are given) with the machine's
+//    data layout, then verify the module: a failure is a compiler bug, reported as internal;
+// 3. run the new-pass-manager default pipeline at opt_level (HVX auto-vectorisation per options);
+// 4. print the IR, or run the legacy codegen pipeline into an in-memory buffer.
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetOptions.h>
+
+#include <mutex>
+
+#include "codegen/CodegenLLVM.h"
+
+extern "C" {
+void LLVMInitializeHexagonTargetInfo();
+void LLVMInitializeHexagonTarget();
+void LLVMInitializeHexagonTargetMC();
+void LLVMInitializeHexagonAsmPrinter();
+void LLVMInitializeX86TargetInfo();
+void LLVMInitializeX86Target();
+void LLVMInitializeX86TargetMC();
+void LLVMInitializeX86AsmPrinter();
+}
+
+namespace dspc {
+
+namespace codegen {
+
+namespace {
+
+void initialize_targets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeHexagonTargetInfo();
+    LLVMInitializeHexagonTarget();
+    LLVMInitializeHexagonTargetMC();
+    LLVMInitializeHexagonAsmPrinter();
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+  });
+}
+
+llvm::OptimizationLevel pipeline_level(int level) {
+  if (level <= 0) return llvm::OptimizationLevel::O0;
+  if (level == 1) return llvm::OptimizationLevel::O1;
+  if (level == 2) return llvm::OptimizationLevel::O2;
+  return llvm::OptimizationLevel::O3;
+}
+
+llvm::CodeGenOptLevel codegen_level(int level) {
+  if (level <= 0) return llvm::CodeGenOptLevel::None;
+  if (level == 1) return llvm::CodeGenOptLevel::Less;
+  if (level == 2) return llvm::CodeGenOptLevel::Default;
+  return llvm::CodeGenOptLevel::Aggressive;
+}
+
+// LLVM's own diagnostics: errors are collected, remarks and warnings (e.g. "loop not
+// vectorized" for a hinted loop that already holds vector code) are not the user's business.
+void collect_llvm_errors(const llvm::DiagnosticInfo* info, void* context) {
+  if (info->getSeverity() != llvm::DS_Error) return;
+  auto* errors = static_cast<std::string*>(context);
+  llvm::raw_string_ostream os(*errors);
+  llvm::DiagnosticPrinterRawOStream printer(os);
+  if (!errors->empty()) os << "; ";
+  info->print(printer);
+}
+
+void optimize(llvm::Module& m, llvm::TargetMachine& tm, int level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  // As clang does: the vectorisers from -O2 up.
+  pto.LoopVectorization = level >= 2;
+  pto.SLPVectorization = level >= 2;
+  pto.LoopUnrolling = level >= 1;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(pipeline_level(level));
+  mpm.run(m, mam);
+}
+
+bool llvm_ok(const std::string& errors, Diagnostics& diag) {
+  if (errors.empty()) return true;
+  diag.error("internal error: LLVM: " + errors);
+  return false;
+}
+
+}  // namespace
+
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& options, std::string& error) {
+  initialize_targets();
+  const Target& t = options.target;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(t.llvm_triple, error);
+  if (!target) return nullptr;
+  llvm::TargetOptions to;
+  auto* tm = target->createTargetMachine(t.llvm_triple, t.llvm_cpu, t.llvm_features, to, llvm::Reloc::Static,
+                                         std::nullopt, codegen_level(options.opt_level));
+  if (!tm) error = "cannot create a target machine for " + t.llvm_triple;
+  return std::unique_ptr<llvm::TargetMachine>(tm);
+}
+
+}  // namespace codegen
+
+bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKind kind,
+                 const CodegenOptions& options, std::string& out, Diagnostics& diag) {
+  using namespace codegen;
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(options, error);
+  if (!tm) {
+    diag.error("cannot generate code for target " + options.target.name + ": " + error);
+    return false;
+  }
+  llvm::LLVMContext ctx;
+  std::string llvm_errors;
+  ctx.setDiagnosticHandlerCallBack(collect_llvm_errors, &llvm_errors);
+  llvm::Module mod("dspc", ctx);
+  mod.setTargetTriple(options.target.llvm_triple);
+  mod.setDataLayout(tm->createDataLayout());
+  try {
+    build_functions(mod, m, options.target);
+    if (!entries.empty()) build_runner_table(mod, entries);
+  } catch (const CodegenError& e) {
+    diag.error(std::string("internal error: codegen: ") + e.what());
+    return false;
+  } catch (const IRError& e) {
+    diag.error(std::string("internal error: codegen: ") + e.what());
+    return false;
+  }
+  llvm::raw_string_ostream verify_msg(error);
+  if (llvm::verifyModule(mod, &verify_msg)) {
+    diag.error("internal error: codegen produced invalid LLVM IR: " + error);
+    return false;
+  }
+  if (options.target.is_hexagon) configure_hexagon(options);
+  else configure_generic();
+  optimize(mod, *tm, options.opt_level);
+
+  out.clear();
+  if (kind == EmitKind::LLVM) {
+    llvm::raw_string_ostream os(out);
+    mod.print(os, nullptr);
+    return llvm_ok(llvm_errors, diag);
+  }
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  auto type = kind == EmitKind::Asm ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, type)) {
+    diag.error("internal error: target " + options.target.name + " cannot emit this file type");
+    return false;
+  }
+  pm.run(mod);
+  out.assign(buffer.begin(), buffer.end());
+  return llvm_ok(llvm_errors, diag);
+}
+
+}  // namespace dspc

@@ -1,0 +1,78 @@
+// link_executable: in-process lld, as
+//   ld.lld -static -e _start --gc-sections -o OUT OBJECTS... RUNTIME_DIR/TARGET/libdspc_rt.a
+//
+// 1. check that every input exists, so a missing runtime build is a clear error, not lld's;
+// 2. run lld's ELF driver with its output captured in strings;
+// 3. turn each "error:" lld prints into a diagnostic (with its ">>> referenced by" lines).
+#include <lld/Common/Driver.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "codegen/Codegen.h"
+
+LLD_HAS_DRIVER(elf)
+
+namespace dspc {
+
+namespace {
+
+// lld's diagnostics: "ld.lld: error: msg" lines, each followed by ">>> detail" lines.
+void report_lld_errors(const std::string& text, Diagnostics& diag) {
+  std::istringstream in(text);
+  std::string line, current;
+  bool any = false;
+  auto flush = [&] {
+    if (current.empty()) return;
+    diag.error("link: " + current);
+    any = true;
+    current.clear();
+  };
+  while (std::getline(in, line)) {
+    size_t at = line.find("error: ");
+    if (at != std::string::npos) {
+      flush();
+      current = line.substr(at + 7);
+      continue;
+    }
+    if (!current.empty() && line.rfind(">>>", 0) == 0) current += "\n" + line;
+  }
+  flush();
+  if (!any) diag.error("link: lld failed" + (text.empty() ? std::string() : ": " + text));
+}
+
+}  // namespace
+
+bool link_executable(const std::vector<std::string>& object_paths, const Target& target,
+                     const std::string& runtime_dir, const std::string& out_path, Diagnostics& diag) {
+  namespace fs = std::filesystem;
+  std::string runtime = (fs::path(runtime_dir) / target.name / "libdspc_rt.a").string();
+  std::error_code ec;
+  if (!fs::is_regular_file(runtime, ec)) {
+    diag.error("runtime-support library for " + target.name + " not found: " + runtime);
+    return false;
+  }
+  for (const std::string& o : object_paths) {
+    if (!fs::is_regular_file(o, ec)) {
+      diag.error("object file not found: " + o);
+      return false;
+    }
+  }
+  std::vector<const char*> args = {"ld.lld", "-static",       "-e", "_start", "--gc-sections",
+                                   "-o",     out_path.c_str()};
+  for (const std::string& o : object_paths) args.push_back(o.c_str());
+  args.push_back(runtime.c_str());
+
+  std::string out_text, err_text;
+  llvm::raw_string_ostream out(out_text), err(err_text);
+  lld::Result r = lld::lldMain(args, out, err, {{lld::Gnu, &lld::elf::link}});
+  out.flush();
+  err.flush();
+  if (r.retCode == 0) return true;
+  report_lld_errors(err_text, diag);
+  if (!r.canRunAgain) diag.error("link: lld cannot run again in this process");
+  return false;
+}
+
+}  // namespace dspc
