@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One command from a fresh Debian 12 machine to a working dspc:
+#   bash setup.sh demo   install what is missing, build, compile and run the seed example
+#   bash setup.sh test   install what is missing, build, run every test (ctest)
+#   bash setup.sh build  install what is missing and build
+# Packages already installed are skipped; apt-get runs only when something is missing.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+mode=${1:-build}
+build_dir=${DSPC_BUILD_DIR:-build}
+packages=(ca-certificates g++ cmake ninja-build python3 git
+          clang-19 lld-19 llvm-19-dev liblld-19-dev
+          qemu-user nlohmann-json3-dev libgtest-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -f "$build_dir/build.ninja" ]; then
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+fi
+cmake --build "$build_dir" -j 2
+
+case "$mode" in
+  build) ;;
+  demo)
+    echo "== lowering examples/alloc_vtcm.dsp, pass by pass =="
+    "$build_dir/dspc" examples/alloc_vtcm.dsp --target=hexagon-v68 --print-after-all --emit=tir -o /dev/null
+    echo "== running it on qemu-hexagon and checking against the reference interpreter =="
+    "$build_dir/dspc" run examples/alloc_vtcm.dsp --target=hexagon-v68 --random-inputs --seed=1 --check
+    ;;
+  test)
+    cd "$build_dir"
+    ctest --output-on-failure -j 2
+    ;;
+  *) echo "usage: bash setup.sh [build|demo|test]" >&2; exit 2 ;;
+esac
