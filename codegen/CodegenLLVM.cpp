@@ -184,16 +184,28 @@ void FunctionCodegen::emit_for(const For* op) {
   // i < end <= INT32_MAX, so i + 1 cannot wrap.
   llvm::Value* next = b_.CreateNSWAdd(iv, b_.getInt32(1), op->var->name + ".next");
   iv->addIncoming(next, b_.GetInsertBlock());
-  set_loop_hints(b_.CreateBr(header), op->for_kind, divides_by_variable(op->body));
+  set_loop_hints(b_.CreateBr(header), op->for_kind, keep_scalar(op->body));
   b_.SetInsertPoint(exit);
 }
 
-// HVX has no integer divide: a vectorised division by a non-constant is expanded lane by lane
-// during instruction selection, which costs minutes of compile time for a <128 x i8> loop
-// (measured: 77 s in llc for tests/e2e int_i8_divmod) and gains nothing at run time.
-bool FunctionCodegen::divides_by_variable(const Stmt& body) {
+// Loops the vectoriser must leave scalar. HVX has no integer divide and no 64-bit lanes:
+// vectorised, such code is expanded lane by lane during instruction selection, which costs
+// minutes of compile time and gains nothing at run time (measured in llc: 77 s for an i8
+// division loop of tests/e2e int_i8_divmod, 65 s for u64 -> bool over 4096 elements in
+// tests/golden/codegen/compile-time.dsp). On other targets only the division rule applies.
+bool FunctionCodegen::keep_scalar(const Stmt& body) const {
   struct Finder : IRVisitor {
+    using IRVisitor::visit;
+    bool hexagon = false;
     bool found = false;
+    void visit(const Expr& e) override {
+      if (found || !e) return;
+      if (hexagon && e.dtype().bits == 64 && !e.dtype().is_handle()) {
+        found = true;
+        return;
+      }
+      IRVisitor::visit(e);
+    }
     void visit_Binary(const Binary* op) override {
       if ((op->op == BinaryOp::Div || op->op == BinaryOp::Mod) && op->dtype.is_integer() &&
           !op->b.as<IntImm>())
@@ -201,6 +213,7 @@ bool FunctionCodegen::divides_by_variable(const Stmt& body) {
       IRVisitor::visit_Binary(op);
     }
   } f;
+  f.hexagon = target_.is_hexagon;
   f.visit(body);
   return f.found;
 }

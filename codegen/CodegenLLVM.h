@@ -55,7 +55,7 @@ class FunctionCodegen {
   void emit_store(const Store* op);
   void bind_handle(const VarNode* var, llvm::Value* ptr, int64_t align);
   void set_loop_hints(llvm::BranchInst* latch, ForKind kind, bool no_vectorize);
-  static bool divides_by_variable(const Stmt& body);
+  bool keep_scalar(const Stmt& body) const;
 
   // ---- expressions (CodegenExpr.cpp)
   llvm::Value* eval(const Expr& e);
