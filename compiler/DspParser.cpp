@@ -64,6 +64,7 @@ struct FuncDecl {
   std::vector<ParamDecl> inputs, outputs;
   std::vector<StageDecl> stages;
   std::vector<SchedCall> schedule;
+  bool truncated = false;  // the body was cut short by an error; its results may look uncomputed
 };
 
 class DspSyntax {
@@ -150,6 +151,7 @@ class DspSyntax {
       if (f.stages.size() >= kMaxStages) {
         log_.error(t.span, "function '" + f.name + "' has more than " + std::to_string(kMaxStages) +
                                " stages");
+        f.truncated = true;
         return skip_to_func();
       }
       size_t start = ts_.pos();
@@ -283,7 +285,7 @@ class FuncChecker {
       stage(i);
     }
     for (const auto& p : f_.outputs)
-      if (!computed_.count(p.name) && !poisoned_.count(p.name) && outputs_.count(p.name))
+      if (!f_.truncated && !computed_.count(p.name) && !poisoned_.count(p.name) && outputs_.count(p.name))
         log_.error(p.span, "result '" + p.name + "' is not computed by any stage");
     if (log_.total() != errors) return std::nullopt;
     return std::move(out_);
