@@ -1,0 +1,601 @@
+#!/usr/bin/env python3
+"""Generates the end-to-end test programs (tests/e2e/programs/*.dsp) and their edge-value data.
+
+Deterministic: the same script always writes the same bytes.
+
+  python3 tests/e2e/gen_programs.py --programs tests/e2e/programs   # rewrite the checked-in .dsp
+  python3 tests/e2e/gen_programs.py --check tests/e2e/programs      # exit 1 if they are stale
+  python3 tests/e2e/gen_programs.py --data DIR                      # write the .npy edge tables
+
+Each program says how CTest runs it in `# E2E-RUN: VARIANT ARGS...` lines: one test per line
+and target, `dspc run FILE --target=T ARGS... --random-inputs --check` (tests/e2e/CMakeLists.txt).
+`%data` in ARGS is the folder --data wrote. Inputs named E or S are tables of edge values
+(extremes, -1, 0, shift amounts around the bit width, inf/nan/-0.0 for floats) given with
+--input; every other input is random (full range for integers, [-8, 8) for floats).
+Float results that may be NaN are mapped to a fixed value first: the bit pattern of a NaN a
+machine generates differs between x86 (the interpreter) and Hexagon, and --check is bit-exact.
+"""
+import argparse
+import filecmp
+import glob
+import os
+import struct
+import sys
+import tempfile
+
+INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
+FLOATS = ["f32", "f64"]
+N = 515  # random vectors: a few HVX vectors of i8 plus a ragged tail
+
+
+def bits(t):
+    return int(t[1:])
+
+
+def signed(t):
+    return t[0] == "i"
+
+
+def lo(t):
+    return -(1 << (bits(t) - 1)) if signed(t) else 0
+
+
+def hi(t):
+    return (1 << (bits(t) - 1)) - 1 if signed(t) else (1 << bits(t)) - 1
+
+
+# ---------------------------------------------------------------------------------- data
+
+def edge_values(t):
+    mn, mx = lo(t), hi(t)
+    if signed(t):
+        return [mn, mn + 1, mn // 2, -100, -7, -2, -1, 0, 1, 2, 3, 7, 16, mx // 2 + 1, mx - 1, mx]
+    pattern = int("55" * (bits(t) // 8), 16)
+    return [0, 1, 2, 3, 7, 16, 100, mx // 2 - 1, mx // 2, mx // 2 + 1, pattern, mx - 16, mx - 7,
+            mx - 2, mx - 1, mx]
+
+
+def shift_values(t):
+    b = bits(t)
+    if signed(t):
+        return [lo(t), -b, -1, 0, 1, 2, 3, b // 2, b - 2, b - 1, b, b + 1, 2 * b, 63, 64, hi(t)]
+    return [0, 1, 2, 3, 4, 5, b // 2, b - 2, b - 1, b, b + 1, 2 * b, 63, 64, hi(t) - 1, hi(t)]
+
+
+INF, NAN = float("inf"), float("nan")
+FLOAT_EDGE = {  # 16 values crossed with themselves
+    "f32": [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 1e-45, -1e-40, 3.4028234663852886e38,
+            -3.4028234663852886e38, INF, -INF, NAN, 7.0, 1e20],
+    "f64": [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 5e-324, -1e-310, 1.7976931348623157e308,
+            -1.7976931348623157e308, INF, -INF, NAN, 7.0, 1e200],
+}
+FLOAT_CAST = {  # 24 values converted to every integer dtype (saturation, truncation, NaN)
+    "f32": [0.0, -0.0, 0.4, -0.6, 1.5, -2.5, 127.5, -128.5, 255.5, 256.0, 32767.5, -32768.9,
+            65535.5, 2147483520.0, 2147483648.0, -2147483904.0, 4294967040.0, 4294967296.0,
+            9.223371487098962e18, 9.223372036854776e18, 1.8446744073709552e19, INF, -INF, NAN],
+    "f64": [0.0, -0.0, 0.4, -0.6, 1.5, -2.5, 127.5, -128.5, 255.5, 256.0, 32767.5, -32768.9,
+            65535.5, 2147483647.5, 2147483648.0, -2147483648.5, -2147483649.0, 4294967295.5,
+            4294967296.0, 9223372036854774784.0, 9223372036854775808.0, 18446744073709549568.0,
+            18446744073709551616.0, NAN],
+}
+
+
+def npy_bytes(descr, shape, payload):
+    """A NumPy .npy (format 1.0) file: magic, header padded to 64 bytes, raw data."""
+    dims = f"{shape[0]}," if len(shape) == 1 else ", ".join(map(str, shape))
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr, dims)
+    total = 10 + len(header) + 1
+    header += " " * ((64 - total % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + payload
+
+
+NPY_DESCR = {"i8": "|i1", "u8": "|u1", "i16": "<i2", "u16": "<u2", "i32": "<i4", "u32": "<u4",
+             "i64": "<i8", "u64": "<u8", "f32": "<f4", "f64": "<f8", "bool": "|b1"}
+STRUCT_CODE = {"i8": "b", "u8": "B", "i16": "h", "u16": "H", "i32": "i", "u32": "I", "i64": "q",
+               "u64": "Q", "f32": "f", "f64": "d", "bool": "?"}
+
+
+def npy_of(dtype, values, shape=None):
+    payload = struct.pack("<%d%s" % (len(values), STRUCT_CODE[dtype]), *values)
+    return npy_bytes(NPY_DESCR[dtype], shape or [len(values)], payload)
+
+
+def write_data(folder):
+    os.makedirs(folder, exist_ok=True)
+    files = {}
+    for t in INTS:
+        files[f"edge_{t}.npy"] = npy_of(t, edge_values(t))
+        files[f"shift_{t}.npy"] = npy_of(t, shift_values(t))
+    for f in FLOATS:
+        files[f"fedge_{f}.npy"] = npy_of(f, FLOAT_EDGE[f])
+        files[f"fcast_{f}.npy"] = npy_of(f, FLOAT_CAST[f])
+    for name, data in files.items():
+        path = os.path.join(folder, name)
+        if os.path.exists(path) and open(path, "rb").read() == data:
+            continue
+        with open(path, "wb") as out:
+            out.write(data)
+
+
+# ---------------------------------------------------------------------------------- programs
+
+class Program:
+    def __init__(self, name, doc):
+        self.name, self.doc, self.runs, self.funcs = name, doc, [], []
+        self.extra_targets = []  # run on these too, besides hexagon-v68 and host
+        self.compile_targets = []  # only compiled and linked for these (qemu cannot run their code)
+
+    def func(self, name, params, results, body, schedule=None, runargs=""):
+        sig_in = ", ".join(f"{n}: {d}[{', '.join(map(str, s))}]" for n, d, s in params)
+        sig_out = ", ".join(f"{n}: {d}[{', '.join(map(str, s))}]" for n, d, s in results)
+        text = f"func {name}({sig_in}) -> ({sig_out}) {{\n"
+        text += "".join(f"  {line}\n" for line in body)
+        if schedule:
+            text += "  schedule {\n" + "".join(f"    {line}\n" for line in schedule) + "  }\n"
+        text += "}\n"
+        self.funcs.append(text)
+        self.runs.append((name, runargs))
+
+    def split(self):
+        """One program per function, named NAME_FUNC: a test compiles only what it runs."""
+        out = []
+        for text, run in zip(self.funcs, self.runs):
+            p = Program(f"{self.name}_{run[0]}", self.doc)
+            p.funcs, p.runs = [text], [run]
+            p.extra_targets, p.compile_targets = self.extra_targets, self.compile_targets
+            out.append(p)
+        return out
+
+    def text(self, seed_base):
+        out = "".join(f"# {line}\n" if line else "#\n" for line in self.doc.split("\n"))
+        out += "# Generated by tests/e2e/gen_programs.py: edit the generator, not this file.\n"
+        if self.extra_targets:
+            out += "# E2E-EXTRA-TARGETS: " + " ".join(self.extra_targets) + "\n"
+        if self.compile_targets:
+            out += "# E2E-COMPILE-TARGETS: " + " ".join(self.compile_targets) + "\n"
+        several = len(self.funcs) > 1
+        for k, (name, args) in enumerate(self.runs):
+            parts = [name] + ([f"--func={name}"] if several else []) + ([args] if args else [])
+            parts.append(f"--seed={seed_base + k}")
+            out += "# E2E-RUN: " + " ".join(parts) + "\n"
+        return out + "\n" + "\n".join(self.funcs)
+
+
+def lit_max(t):
+    return str(hi(t))
+
+
+def int_program(t):
+    s = signed(t)
+    p = Program(f"int_{t}", f"Elementwise integer semantics over {t}: wrap-around, floor division and\n"
+                f"modulo, shifts, comparisons/select/bool, min/max/clamp. E holds {t} edge values\n"
+                f"(extremes, -1, 0, 1, ...), S shift amounts around the bit width; A and B are random.")
+    E, S, A, B = ("E", t, [16]), ("S", t, [16]), ("A", t, [N]), ("B", t, [N])
+    sq, vec = [16, 16], [N]
+    mask = 2 * bits(t) - 1
+
+    results = [("ADD", t, sq), ("SUB", t, sq), ("MUL", t, sq), ("NOT", t, [16])]
+    body = ["ADD[i, j] = E[i] + E[j]", "SUB[i, j] = E[i] - E[j]", "MUL[i, j] = E[i] * E[j]",
+            "NOT[i] = ~E[i]"]
+    if s:
+        results += [("NEG", t, [16]), ("ABS", t, [16])]
+        body += ["NEG[i] = -E[i]", "ABS[i] = abs(E[i])"]
+    results += [("RADD", t, vec), ("RSUB", t, vec), ("RMUL", t, vec), ("RBIT", t, vec), ("RMAC", t, vec)]
+    body += ["RADD[i] = A[i] + B[i]", "RSUB[i] = A[i] - B[i]", "RMUL[i] = A[i] * B[i]",
+             "RBIT[i] = (A[i] & B[i]) | ((A[i] ^ ~B[i]) & 85)",
+             "RMAC[i] = A[i] * 3 - B[i] * A[i] + 100"]
+    p.func("wrap", [E, A, B], results, body, runargs=f"--input E=%data/edge_{t}.npy")
+
+    p.func("divmod", [E, A, B],
+           [("DIV", t, sq), ("MOD", t, sq), ("RDIV", t, vec), ("RMOD", t, vec), ("SDIV", t, vec),
+            ("SMOD", t, vec), ("SDIV2", t, vec), ("RECON", t, vec)],
+           ["DIV[i, j] = E[i] / E[j]", "MOD[i, j] = E[i] % E[j]",
+            "RDIV[i] = A[i] / B[i]", "RMOD[i] = A[i] % B[i]",
+            "SDIV[i] = A[i] / (B[i] % 8 - 4)", "SMOD[i] = A[i] % (B[i] % 8 - 4)",
+            "SDIV2[i] = (A[i] % 64 - 32) / (B[i] % 8 - 4) + (A[i] % 64 - 32) % (B[i] % 8 - 4)",
+            "RECON[i] = A[i] / (B[i] % 8 - 4) * (B[i] % 8 - 4) + A[i] % (B[i] % 8 - 4)"],
+           runargs=f"--input E=%data/edge_{t}.npy")
+
+    p.func("shift", [E, S, A, B],
+           [("SHL", t, sq), ("SHR", t, sq), ("RSHL", t, vec), ("RSHR", t, vec), ("RSHN", t, vec)],
+           ["SHL[i, j] = E[i] << S[j]", "SHR[i, j] = E[i] >> S[j]",
+            f"RSHL[i] = A[i] << (B[i] & {mask})", f"RSHR[i] = A[i] >> (B[i] & {mask})",
+            "RSHN[i] = (A[i] >> (B[i] % 24 - 8)) ^ (A[i] << (B[i] % 24 - 8))"],
+           runargs=f"--input E=%data/edge_{t}.npy --input S=%data/shift_{t}.npy")
+
+    cl = "clamp(E[i], -7, 100)" if s else "clamp(E[i], 2, 100)"
+    p.func("cmp", [E, A, B],
+           [("LT", "bool", sq), ("LE", "bool", sq), ("GT", "bool", sq), ("GE", "bool", sq),
+            ("EQ", "bool", sq), ("NE", "bool", sq), ("SEL", t, sq), ("MN", t, sq), ("MX", t, sq),
+            ("CLT", t, sq), ("CL", t, [16]), ("RB", "bool", vec), ("RSEL", t, vec), ("RCL", t, vec),
+            ("RI", "i32", vec)],
+           ["LT[i, j] = E[i] < E[j]", "LE[i, j] = E[i] <= E[j]", "GT[i, j] = E[i] > E[j]",
+            "GE[i, j] = E[i] >= E[j]", "EQ[i, j] = E[i] == E[j]", "NE[i, j] = E[i] != E[j]",
+            "SEL[i, j] = select(E[i] < E[j] && E[j] != 0 || E[i] == 7, E[i] - E[j], E[j] * 2)",
+            "MN[i, j] = min(E[i], E[j])", "MX[i, j] = max(E[i], E[j])",
+            "CLT[i, j] = clamp(E[i], min(E[j], 7), max(E[j], 7))",
+            f"CL[i] = {cl}",
+            "RB[i] = (A[i] < B[i]) != (A[i] > 0) ^ !(B[i] == A[i] * 2) | (A[i] >= B[i]) & (B[i] <= 3)",
+            "RSEL[i] = select(A[i] > B[i], A[i] - B[i], B[i] - A[i]) + min(A[i], B[i]) - max(A[i], 3)",
+            "RCL[i] = clamp(A[i], B[i] & 7, 100)",
+            "RI[i] = i32(A[i] == B[i]) + i32(A[i] < B[i]) * 2 + i32(!(A[i] != 0)) * 4"],
+           runargs=f"--input E=%data/edge_{t}.npy")
+    return p
+
+
+def consts_program():
+    p = Program("consts", "Integer operations with constant operands, per dtype: division and modulo by\n"
+                "constants (powers of two, negative, 0, -1), constant shifts (also >= the bit width),\n"
+                "literals at the dtype's maximum, and expressions the simplifier folds completely.")
+    for t in INTS:
+        b, mx = bits(t), lit_max(t)
+        wrapmin = f"(A[i] * 0 + {mx} + 1)"  # MIN for signed, 0 for unsigned, through folding
+        outs, body = [], []
+
+        def out(name, expr, dtype=t):
+            outs.append((name, dtype, [N]))
+            body.append(f"{name}[i] = {expr}")
+
+        out("D7", "A[i] / 7")
+        out("M7", "A[i] % 7")
+        out("D16", "A[i] / 16")
+        out("M16", "A[i] % 16")
+        out("D0", "A[i] / 0")
+        out("M0", "A[i] % 0")
+        out("DMAX", f"A[i] / {mx}")
+        out("MMAX", f"A[i] % {mx}")
+        if signed(t):
+            out("DN7", "A[i] / -7")
+            out("MN7", "A[i] % -7")
+            out("DN16", "A[i] / -16")
+            out("MN16", "A[i] % -16")
+            out("DN1", "A[i] / -1")
+            out("MN1", "A[i] % -1")
+            out("SHN", "(A[i] << -1) | (A[i] >> -1)")
+        out("SH", f"(A[i] << 3) ^ (A[i] >> 2) ^ (A[i] >> {b - 1})")
+        out("SHB", f"(A[i] << {b}) | (A[i] >> {b})")
+        out("SHR1", f"A[i] >> {b + 1}")
+        out("EXTA", f"A[i] + {mx}")
+        out("EXTS", f"A[i] - {mx}")
+        out("EXTM", f"A[i] * {mx}")
+        out("FOLD", wrapmin)
+        m1 = "-1" if signed(t) else mx  # all ones, written as a literal that fits the dtype
+        m7 = "-7" if signed(t) else str(hi(t) - 6)
+        out("FOLDDIV", f"{wrapmin} / {t}({m1})")
+        out("FOLDMOD", f"{wrapmin} % {t}({m1})")
+        out("FOLD1", f"A[i] * 0 + {t}({m7}) / {t}(2) + {t}({m7}) % {t}(2)")
+        out("FOLD2", f"A[i] - A[i] + {t}(5) / {t}(0) + {t}(5) % {t}(0)")
+        out("FOLD3", f"A[i] * 0 + ({t}(1) << {t}({b})) + ({t}({m1}) >> {t}({b + 1}))")
+        out("FOLD4", f"A[i] * 0 + ({t}({m1}) >> {t}({b - 1})) + ({t}(100) * {t}(3))")
+        if signed(t):
+            out("FOLDNEG", f"-{wrapmin} + abs({wrapmin})")
+        p.func(f"c_{t}", [("A", t, [N])], outs, body)
+    return p
+
+
+def literals_min_program():
+    p = Program("literals_min", "Negative literals at each signed dtype's minimum (`-128` fits i8).")
+    outs, body, params = [], [], []
+    for name, t in [("A", "i8"), ("B", "i16"), ("C", "i32"), ("D", "i64")]:
+        params.append((name, t, [64]))
+        outs.append((name + "R", t, [64]))
+        m = str(-lo(t))
+        body.append(f"{name}R[i] = {name}[i] / -{m} + {name}[i] % -{m} + max({name}[i], -{m}) + min({name}[i], -{m})")
+    p.func("lit_min", params, outs, body)
+    return p
+
+
+def literals_cast_program():
+    p = Program("literals_cast", "README: an integer literal alone is i32, and int->int casts wrap, so u8(-1) is\n"
+                "255 and i8(300) is 44 (an earlier parser typed a literal in a cast with the cast's\n"
+                "dtype and rejected these).")
+    p.func("lit_cast", [("A", "u8", [64])],
+           [("U8", "u8", [64]), ("I8", "i8", [64]), ("U16", "u16", [64]), ("U64", "u64", [64])],
+           ["U8[i] = A[i] + u8(-1)", "I8[i] = i8(A[i]) + i8(300)", "U16[i] = u16(A[i]) * u16(-3)",
+            "U64[i] = u64(A[i]) ^ u64(-1)"])
+    return p
+
+
+def unsigned_negabs_program():
+    p = Program("unsigned_negabs", "Unary minus and abs on unsigned dtypes (wrap; abs is the identity).")
+    params, outs, body = [], [], []
+    for t in ["u8", "u16", "u32", "u64"]:
+        params.append((f"E{t}", t, [16]))
+        outs += [(f"NEG{t}", t, [16]), (f"ABS{t}", t, [16])]
+        body += [f"NEG{t}[i] = -E{t}[i]", f"ABS{t}[i] = abs(E{t}[i])"]
+    p.func("negabs", params, outs, body,
+           runargs=" ".join(f"--input E{t}=%data/edge_{t}.npy" for t in ["u8", "u16", "u32", "u64"]))
+    return p
+
+
+def casts_program():
+    p = Program("casts", "Casts between every integer dtype (widening, narrowing, sign changes), to bool\n"
+                "and to f32/f64 (round to nearest even), on edge values E and random values A.")
+    for t in INTS:
+        outs, body = [], []
+        for u in INTS + ["bool", "f32", "f64"]:
+            outs.append((f"E_{u}", u, [16]))
+            body.append(f"E_{u}[i] = {u}(E[i])")
+        for u in INTS + ["bool", "f32", "f64"]:
+            outs.append((f"R_{u}", u, [N]))
+            body.append(f"R_{u}[i] = {u}(A[i])")
+        outs.append(("CHAIN", t, [N]))
+        body.append(f"CHAIN[i] = {t}(u8(A[i])) ^ {t}(i16(A[i])) ^ {t}(u32(i8(A[i]))) ^ {t}(i64(u16(A[i])))")
+        p.func(f"from_{t}", [("E", t, [16]), ("A", t, [N])], outs, body,
+               runargs=f"--input E=%data/edge_{t}.npy")
+    return p
+
+
+def float_program(f):
+    other = "f64" if f == "f32" else "f32"
+    p = Program(f"float_{f}", f"{f} elementwise: + - * / % min max abs neg, comparisons, select, clamp, on\n"
+                "random values and on a table of edge values (0, -0, denormals, max, inf, nan), and\n"
+                "casts to every integer dtype (truncation, saturation, NaN -> 0), to bool and to " + other + ".")
+    A, B, vec = ("A", f, [N]), ("B", f, [N]), [N]
+    p.func("arith", [A, B],
+           [("ADD", f, vec), ("SUB", f, vec), ("MUL", f, vec), ("DIV", f, vec), ("MOD", f, vec),
+            ("MN", f, vec), ("MX", f, vec), ("NEG", f, vec), ("ABS", f, vec), ("MIX", f, vec),
+            ("SEL", f, vec), ("CL", f, vec), ("LT", "bool", vec), ("LE", "bool", vec),
+            ("EQ", "bool", vec), ("NE", "bool", vec)],
+           ["ADD[i] = A[i] + B[i]", "SUB[i] = A[i] - B[i]", "MUL[i] = A[i] * B[i]",
+            "DIV[i] = A[i] / B[i]", "MOD[i] = A[i] % B[i]", "MN[i] = min(A[i], B[i])",
+            "MX[i] = max(A[i], B[i])", "NEG[i] = -A[i]", "ABS[i] = abs(A[i] - B[i])",
+            "MIX[i] = (A[i] * 1.5 - B[i]) / (A[i] + 10.0) + 0.1",
+            "SEL[i] = select(A[i] < B[i] || A[i] == 0.0, A[i] * B[i], -A[i])",
+            "CL[i] = clamp(A[i], -2.5, 3.25)",
+            "LT[i] = A[i] < B[i]", "LE[i] = A[i] <= B[i] * 0.5", "EQ[i] = A[i] == B[i]",
+            "NE[i] = A[i] != A[i] * 1.0"])
+
+    def nonan(e):
+        return f"select({e} != {e}, 4242.0, {e})"
+
+    sq = [16, 16]
+    ops = [("ADD", "+"), ("SUB", "-"), ("MUL", "*"), ("DIV", "/"), ("MOD", "%")]
+    results = [(n, f, sq) for n, _ in ops] + [("MN", f, sq), ("MX", f, sq)]
+    body = [f"{n}[i, j] = {nonan(f'E[i] {op} E[j]')}" for n, op in ops]
+    body += ["MN[i, j] = min(E[i], E[j])", "MX[i, j] = max(E[i], E[j])"]
+    for n, op in [("LT", "<"), ("LE", "<="), ("GT", ">"), ("EQ", "=="), ("NE", "!=")]:
+        results.append((n, "bool", sq))
+        body.append(f"{n}[i, j] = E[i] {op} E[j]")
+    results.append(("NAN", "bool", sq))
+    body.append("NAN[i, j] = E[i] * E[j] - E[j] != E[i] * E[j] - E[j]")
+    p.func("edge", [("E", f, [16])], results, body, runargs=f"--input E=%data/fedge_{f}.npy")
+
+    outs, body = [], []
+    for u in INTS + ["bool"]:
+        outs.append((f"E_{u}", u, [24]))
+        body.append(f"E_{u}[i] = {u}(E[i])")
+    outs.append((f"E_{other}", other, [24]))
+    body.append(f"E_{other}[i] = select(E[i] != E[i], 4242.0, {other}(E[i]))")
+    scale = {"i8": "40.0", "u8": "40.0", "i16": "5000.0", "u16": "10000.0", "i32": "300000000.0",
+             "u32": "600000000.0", "i64": "2000000000000000000.0", "u64": "4000000000000000000.0"}
+    for u in INTS:
+        outs.append((f"R_{u}", u, vec))
+        body.append(f"R_{u}[i] = {u}(A[i] * {scale[u]})")
+    outs += [("R_" + other, other, vec), ("R_bool", f, vec)]
+    body += [f"R_{other}[i] = {other}(A[i] * 0.3)",
+             f"R_bool[i] = {f}(A[i] > 0.0) + {f}(bool(A[i] * 0.0)) + {f}(A[i] < 1.0 && A[i] > -1.0)"]
+    p.func("convert", [("E", f, [24]), A], outs, body, runargs=f"--input E=%data/fcast_{f}.npy")
+    # The bits of a converted NaN: the interpreter (x86) keeps sign and payload.
+    p.func("nan_cast", [("E", f, [24])], [("G", other, [24])], [f"G[i] = {other}(E[i])"],
+           runargs=f"--input E=%data/fcast_{f}.npy")
+    return p
+
+
+def bools_program():
+    p = Program("bools", "bool tensors as inputs and results: && || ! == != & | ^, select, casts.")
+    P, Q, A = ("P", "bool", [N]), ("Q", "bool", [N]), ("A", "i32", [N])
+    p.func("bools", [P, Q, A],
+           [("R", "bool", [N]), ("S", "i32", [N]), ("T", "bool", [N]), ("U", "u8", [N])],
+           ["R[i] = P[i] && !Q[i] || P[i] ^ Q[i]",
+            "S[i] = select(P[i], A[i], -A[i]) + i32(Q[i])",
+            "T[i] = (P[i] == Q[i]) != (P[i] | Q[i]) & !(A[i] > 0)",
+            "U[i] = select(P[i] != Q[i], u8(A[i]), u8(P[i]) * 7)"])
+    return p
+
+
+def reduce_program():
+    p = Program("reduce", "Reductions sum/min/max over one and two axes, inside larger expressions, with\n"
+                "wrapping accumulators (i8, u64) and float accumulators (order of the axes matters).")
+    p.func("ints", [("A", "i8", [8, 16]), ("U", "u16", [16, 8]), ("L", "i64", [6, 5]), ("W", "u64", [6, 5])],
+           [("S1", "i8", [8]), ("S1W", "i32", [8]), ("MN", "i8", [8]), ("MX", "i8", [8]),
+            ("S2", "i32", [3]), ("T2", "u32", [8]), ("NST", "i8", [8]), ("LMX", "i64", [6]),
+            ("LMN", "i64", [5]), ("WMN", "u64", [6]), ("WMX", "u64", [5]), ("WS", "u64", [1]),
+            ("K1", "i8", [8])],
+           ["S1[m] = sum(A[m, k], k: 16)",
+            "S1W[m] = sum(i32(A[m, k]), k: 16)",
+            "MN[m] = min(A[m, k], k: 16)",
+            "MX[m] = max(A[m, k], k: 16)",
+            "S2[z] = sum(i32(A[k, j]) * (z + 1), k: 8, j: 16)",
+            "T2[n] = sum(u32(U[k, n]) * u32(U[15 - k, 7 - n]), k: 16)",
+            "NST[m] = sum(A[m, k], k: 16) * 2 - max(A[m, k2], k2: 16) + min(A[7 - m, k3] >> 1, k3: 16)",
+            "LMX[a] = max(L[a, b] * 3, b: 5)",
+            "LMN[b] = min(L[a, b] - L[5 - a, b], a: 6)",
+            "WMN[a] = min(W[a, b], b: 5)",
+            "WMX[b] = max(W[a, b] + 5, a: 6)",
+            "WS[z] = sum(W[a, b], a: 6, b: 5)",
+            "K1[m] = sum(A[m, k], k: 1)"])
+    p.func("floats", [("F", "f32", [8, 16]), ("D", "f64", [4, 6])],
+           [("FS", "f32", [8]), ("FS2", "f32", [1]), ("FS3", "f32", [1]), ("FMX", "f32", [8]),
+            ("FMN", "f32", [16]), ("DS", "f64", [4]), ("DS2", "f64", [1]), ("DMX", "f64", [6]),
+            ("FN", "f32", [8])],
+           ["FS[m] = sum(F[m, k], k: 16)",
+            "FS2[z] = sum(F[k, j] * 0.37, k: 8, j: 16)",
+            "FS3[z] = sum(F[k, j] * 0.37, j: 16, k: 8)",
+            "FMX[m] = max(F[m, k] * F[m, k], k: 16)",
+            "FMN[k] = min(F[m, k], m: 8)",
+            "DS[a] = sum(D[a, b] * D[a, b], b: 6)",
+            "DS2[z] = sum(D[a, b] * 0.1, b: 6, a: 4)",
+            "DMX[b] = max(-D[a, b], a: 4)",
+            "FN[m] = sum(F[m, k], k: 16) / max(F[m, k2], k2: 16) - 1.0"])
+    return p
+
+
+def reduce_nested_program():
+    p = Program("reduce_nested", "Less common reduction forms: a reduction inside a reduction, a reduction\n"
+                "variable name reused by two reductions, reduction and binary min in one expression.")
+    p.func("nested", [("A", "i16", [6, 4, 5])],
+           [("N", "i16", [6]), ("R", "i16", [6]), ("M", "i16", [6])],
+           ["N[a] = sum(max(A[a, b, c], c: 5), b: 4)",
+            "R[a] = sum(A[a, k, 0], k: 4) + sum(A[a, k, 4], k: 4)",
+            "M[a] = min(min(A[a, k, 1], k: 4), A[a, 0, 0]) + max(select(A[a, 0, k] > 0, A[a, 1, k], A[a, 2, k]), k: 5)"])
+    return p
+
+
+def access_program():
+    p = Program("access", "2-D and 3-D accesses: transposes (`B[j, i]`), reversed indices, non-square\n"
+                "shapes, intermediate stages read in a different order than they were written.")
+    p.func("transpose", [("A", "i16", [5, 7]), ("B", "i16", [7, 5])],
+           [("C", "i16", [7, 5]), ("D", "i16", [5, 7])],
+           ["C[i, j] = A[j, i] + B[i, j]", "D[i, j] = B[j, i] * A[i, j] - A[i, 6 - j]"])
+    p.func("stages", [("A", "u8", [6, 10])], [("C", "u8", [6, 10])],
+           ["T[y: 6, x: 10] = A[y, x] >> 1", "U[x: 10, y: 6] = T[y, x] + 1",
+            "C[y, x] = U[x, y] + T[5 - y, 9 - x]"])
+    p.func("three_d", [("L", "i32", [3, 4, 5])], [("M", "i32", [5, 4, 3]), ("S", "i32", [3])],
+           ["M[a, b, c] = L[c, b, a] * 2 + L[2 - c, 3 - b, a]", "S[a] = sum(L[a, b, c], b: 4, c: 5)"])
+    p.func("wide", [("A", "u8", [3, 300])], [("C", "u8", [300, 3])],
+           ["C[x, y] = A[y, x] + A[2 - y, 299 - x]"])
+    return p
+
+
+def conv_body(h, w):
+    return (f"O[y, x] = u8(clamp(sum(i16(I[clamp(y + r - 1, 0, {h - 1}), clamp(x + s - 1, 0, {w - 1})]) "
+            f"* i16(K[r, s]), r: 3, s: 3) >> 4, 0, 255))")
+
+
+def stencil_program():
+    p = Program("stencil", "The 3x3 convolution of DESIGN.md with clamped borders at small sizes (a single\n"
+                "pixel, smaller than the window, ragged widths), and a 5-tap separable blur.")
+    for h, w in [(1, 1), (2, 3), (7, 9), (16, 130)]:
+        p.func(f"conv_{h}x{w}", [("I", "u8", [h, w]), ("K", "i8", [3, 3])], [("O", "u8", [h, w])],
+               [conv_body(h, w)])
+    p.func("blur5", [("I", "u16", [9, 140])], [("O", "u16", [9, 140])],
+           ["H[y: 9, x: 140] = sum(u32(I[y, clamp(x + t - 2, 0, 139)]), t: 5)",
+            "O[y, x] = u16(sum(H[clamp(y + t - 2, 0, 8), x], t: 5) / 25)"])
+    return p
+
+
+def vtcm_program():
+    p = Program("vtcm", "Stages in VTCM: 1-D, 2-D, non-i8 dtypes, several at once, read by a reduction,\n"
+                "read transposed, chained, with the global.vtcm alias. Runs on host too (the host\n"
+                "runtime emulates the pool).")
+    p.func("v1d", [("A", "i8", [200]), ("B", "i8", [200])], [("C", "i8", [200])],
+           ["A_buf[i: 200] = A[i]", "B_buf[i: 200] = B[i]", "C[i] = A_buf[i] + B_buf[i]"],
+           ['A_buf.set_scope("local.vtcm")', 'B_buf.set_scope("local.vtcm")'])
+    p.func("v2d", [("A", "i16", [8, 33])], [("C", "i16", [33, 8])],
+           ["T[y: 8, x: 33] = A[y, x] * 3", "C[x, y] = T[y, x] - 1"],
+           ['T.set_scope("local.vtcm")'])
+    p.func("vtypes", [("A", "i32", [50]), ("F", "f32", [40]), ("U", "u64", [24])],
+           [("C", "i32", [50]), ("G", "f32", [40]), ("V", "u64", [24])],
+           ["TA[i: 50] = A[i] * 7", "TF[i: 40] = F[i] * 0.5", "TU[i: 24] = U[i] >> 3",
+            "C[i] = TA[49 - i] + TA[i]", "G[i] = TF[i] - F[39 - i]", "V[i] = TU[i] * TU[23 - i]"],
+           ['TA.set_scope("local.vtcm")', 'TF.set_scope("global.vtcm")', 'TU.set_scope("local.vtcm")'])
+    p.func("vreduce", [("A", "u8", [16, 40])], [("C", "u32", [16]), ("D", "u16", [40])],
+           ["T[m: 16, k: 40] = u16(A[m, k]) * 3", "C[m] = sum(u32(T[m, k]), k: 40)",
+            "D[k] = max(T[m, k], m: 16)"],
+           ['T.set_scope("local.vtcm")'])
+    p.func("vchain", [("A", "u8", [12, 20])], [("O", "u8", [12, 20])],
+           ["H[y: 12, x: 20] = u16(A[y, clamp(x - 1, 0, 19)]) + u16(A[y, x]) * 2 + u16(A[y, clamp(x + 1, 0, 19)])",
+            "V[y: 12, x: 20] = H[clamp(y - 1, 0, 11), x] + H[y, x] * 2 + H[clamp(y + 1, 0, 11), x]",
+            "O[y, x] = u8(V[y, x] >> 4)"],
+           ['H.set_scope("local.vtcm")', 'V.set_scope("local.vtcm")'])
+    p.func("vmix", [("A", "i8", [300])], [("C", "i8", [300]), ("D", "i32", [300])],
+           ["T[i: 300] = A[i] ^ 85", "G[i: 300] = i32(T[i]) * 1000",
+            "C[i] = T[i] - A[299 - i]", "D[i] = G[i] + i32(T[299 - i])"],
+           ['T.set_scope("local.vtcm")'])
+    return p
+
+
+def workspace_program():
+    p = Program("workspace", "An intermediate larger than 32 KiB (it comes from the runtime's workspace), next\n"
+                "to a VTCM stage.")
+    p.func("big", [("A", "i16", [96, 160])], [("C", "i16", [96, 160])],
+           ["T[y: 96, x: 160] = i32(A[y, x]) * 3", "V[y: 96, x: 160] = i16(T[95 - y, x] >> 1)",
+            "C[y, x] = V[y, x] + i16(T[y, 159 - x])"],
+           ['V.set_scope("local.vtcm")'])
+    return p
+
+
+def misc_program():
+    p = Program("misc", "Data-dependent reads (gathers through clamp), results read by later results, 4-D\n"
+                "tensors, bool counts, several live stack temporaries, six VTCM stages of odd sizes.")
+    p.func("gather", [("A", "i16", [64]), ("B", "u8", [300])], [("C", "i16", [300]), ("D", "i16", [300])],
+           ["C[i] = A[clamp(i32(B[i]), 0, 63)]",
+            "D[i] = A[clamp(i32(B[i]) - 100, 0, 63)] + A[63 - clamp(i32(B[299 - i]) / 4, 0, 63)]"])
+    p.func("chain_results", [("A", "i32", [100])], [("C", "i32", [100]), ("D", "i32", [100]), ("E", "i64", [1])],
+           ["C[i] = A[i] * 3", "D[i] = C[99 - i] - A[i]", "E[z] = sum(i64(D[k]) * i64(C[k]), k: 100)"])
+    p.func("four_d", [("A", "u8", [2, 3, 4, 5]), ("P", "bool", [3, 7])], [("C", "u8", [5, 4, 3, 2]), ("N", "i32", [3])],
+           ["C[a, b, c, d] = A[d, c, b, a] + A[1 - d, 2 - c, 3 - b, 4 - a]", "N[r] = sum(i32(P[r, k]), k: 7)"])
+    n = 7000  # 28000 bytes each: below the workspace threshold, so they live on the stack
+    p.func("stack_stages", [("A", "i32", [n])], [("C", "i32", [n])],
+           [f"T0[i: {n}] = A[i] + 1", f"T1[i: {n}] = T0[i] * 3", f"T2[i: {n}] = T1[{n - 1} - i] ^ T0[i]",
+            f"T3[i: {n}] = T2[i] + T1[i]", f"T4[i: {n}] = T3[{n - 1} - i] - T0[i]", f"T5[i: {n}] = T4[i] >> 2",
+            f"T6[i: {n}] = T5[i] * T0[{n - 1} - i]", f"T7[i: {n}] = T6[i] + T1[i] + T2[i] + T3[i]",
+            "C[i] = T7[i] ^ T4[i] ^ T5[i] ^ T6[i]"])
+    p.func("many_vtcm", [("A", "u8", [1000])], [("C", "u32", [1000])],
+           ["V0[i: 1000] = u16(A[i])", "V1[i: 999] = u32(A[i + 1]) * 3", "V2[i: 13] = A[i * 7]",
+            "V3[i: 2049] = u64(A[i % 1000])", "V4[i: 1] = A[0]",
+            "V5[i: 1000] = u32(V0[i]) + V1[clamp(i, 0, 998)] + u32(V2[i % 13]) + u32(V3[i * 2]) + u32(V4[0])",
+            "C[i] = V5[999 - i]"],
+           [f'V{k}.set_scope("local.vtcm")' for k in range(6)])
+    return p
+
+
+def programs():
+    """Most groups are split into one file per function, so that each test compiles only the
+    function it runs; access, vtcm and reduce keep several functions per file (run with --func)."""
+    ps = [q for t in INTS for q in int_program(t).split()]
+    ps += consts_program().split() + casts_program().split() + stencil_program().split()
+    ps += [q for f in FLOATS for q in float_program(f).split()]
+    ps += [literals_min_program(), literals_cast_program(), unsigned_negabs_program(), bools_program(),
+           reduce_program(), reduce_nested_program(), access_program(), vtcm_program(), workspace_program(),
+           misc_program()]
+    # A few programs also run for the oldest Hexagon version, and are compiled and linked for
+    # the newest ones (qemu-hexagon -cpu v67 cannot decode all v69/v73 instructions).
+    others = {"float_f32_arith", "float_f32_edge", "float_f64_arith", "int_i16_shift", "int_i32_divmod",
+              "casts_from_i32", "vtcm", "reduce"}
+    for p in ps:
+        if p.name in others:
+            p.extra_targets = ["hexagon-v65"]
+            p.compile_targets = ["hexagon-v69", "hexagon-v73"]
+    return ps
+
+
+def write_programs(folder):
+    os.makedirs(folder, exist_ok=True)
+    for old in glob.glob(os.path.join(folder, "*.dsp")):
+        os.remove(old)
+    for k, p in enumerate(programs()):
+        with open(os.path.join(folder, p.name + ".dsp"), "w", encoding="utf-8") as out:
+            out.write(p.text(seed_base=100 * (k + 1)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--programs", help="write the .dsp programs into this folder")
+    ap.add_argument("--check", help="compare this folder with freshly generated programs")
+    ap.add_argument("--data", help="write the .npy edge-value tables into this folder")
+    a = ap.parse_args()
+    if not (a.programs or a.check or a.data):
+        ap.error("nothing to do")
+    if a.programs:
+        write_programs(a.programs)
+    if a.data:
+        write_data(a.data)
+    if a.check:
+        with tempfile.TemporaryDirectory() as tmp:
+            write_programs(tmp)
+            fresh = sorted(os.listdir(tmp))
+            have = sorted(n for n in os.listdir(a.check) if n.endswith(".dsp"))
+            stale = [n for n in fresh if n not in have or not filecmp.cmp(os.path.join(tmp, n),
+                                                                          os.path.join(a.check, n), shallow=False)]
+            extra = [n for n in have if n not in fresh]
+            if stale or extra:
+                print("stale e2e programs (rerun tests/e2e/gen_programs.py --programs):", *(stale + extra))
+                return 1
+            print(f"{len(fresh)} e2e programs up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
