@@ -5,7 +5,7 @@ Substitutions in RUN lines:
   %dspc      the dspc driver under test
   %s         this test file            %S  its folder
   %t         a scratch path unique to this test (use %t.o, %t.elf, ...)
-  FileCheck, llvm-nm, llvm-objdump, not   LLVM 19's tools (not inverts an exit code)
+  FileCheck, llvm-nm, llvm-objdump, not, clang   LLVM 19's tools (not inverts an exit code)
   %qemu      qemu-hexagon
 A RUN line ending in '\\' continues on the next RUN line. Every line must exit 0, so a
 pipeline into FileCheck fails when FileCheck does (pipefail), and `not %dspc ...` demands a
@@ -58,6 +58,7 @@ def main():
         "llvm-nm": os.path.join(a.llvm_bin, "llvm-nm"),
         "llvm-objdump": os.path.join(a.llvm_bin, "llvm-objdump"),
         "not": os.path.join(a.llvm_bin, "not"),
+        "clang": os.path.join(a.llvm_bin, "clang"),
     }
     subst = [("%dspc", shlex.quote(a.dspc)), ("%qemu", shlex.quote(a.qemu)),
              ("%s", shlex.quote(test)), ("%S", shlex.quote(os.path.dirname(test))),
