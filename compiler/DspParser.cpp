@@ -530,23 +530,7 @@ std::optional<TensorProgram> parse_program(const SourceFile& source, ErrorLog& l
 }  // namespace
 
 std::optional<TensorProgram> parse_dsp(const SourceFile& source, Diagnostics& diag) {
-  const SourceFile* previous = diag.source();
-  if (!previous) diag.set_source(&source);
-  ErrorLog log;
-  std::optional<TensorProgram> result;
-  try {
-    result = parse_program(source, log, diag);
-  } catch (const std::exception& e) {
-    log.error(Span{}, std::string("internal error while parsing: ") + e.what());
-    result.reset();
-  } catch (const Abort&) {
-    result.reset();
-  }
-  if (!result && log.total() == 0)
-    log.error(Span{}, "internal error while parsing: no diagnostic for a failure");
-  log.flush(diag);
-  diag.set_source(previous);
-  return result;
+  return run_parser(source, diag, [&](ErrorLog& log) { return parse_program(source, log, diag); });
 }
 
 }  // namespace dspc

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,31 @@ class ErrorLog {
 // Thrown after an error has been logged (or when an earlier error already explains the
 // failure) to abandon the current stage, statement or function.
 struct Abort {};
+
+// Runs one whole parse, `parse(log)`, which returns a std::optional result, with `source` as
+// the diagnostics' source unless the caller set one, and flushes its errors. Nothing escapes:
+// an exception, or a failure that logged no error, becomes an "internal error", so a failed
+// parse always says why.
+template <class F>
+auto run_parser(const SourceFile& source, Diagnostics& diag, F&& parse) {
+  const SourceFile* previous = diag.source();
+  if (!previous) diag.set_source(&source);
+  ErrorLog log;
+  decltype(parse(log)) result;
+  try {
+    result = parse(log);
+  } catch (const std::exception& e) {
+    log.error(Span{}, std::string("internal error while parsing: ") + e.what());
+    result.reset();
+  } catch (const Abort&) {
+    result.reset();
+  }
+  if (!result && log.total() == 0)
+    log.error(Span{}, "internal error while parsing: no diagnostic for a failure");
+  log.flush(diag);
+  diag.set_source(previous);
+  return result;
+}
 
 class TokenStream {
  public:

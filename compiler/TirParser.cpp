@@ -372,24 +372,10 @@ class TirParser {
 }  // namespace
 
 std::optional<Module> parse_tir(const SourceFile& source, Diagnostics& diag) {
-  const SourceFile* previous = diag.source();
-  if (!previous) diag.set_source(&source);
-  ErrorLog log;
-  std::optional<Module> result;
-  try {
+  return run_parser(source, diag, [&](ErrorLog& log) {
     TokenStream ts(lex(source.text), log);
-    result = TirParser(ts, log).module();
-  } catch (const std::exception& e) {
-    log.error(Span{}, std::string("internal error while parsing: ") + e.what());
-    result.reset();
-  } catch (const Abort&) {
-    result.reset();
-  }
-  if (!result && log.total() == 0)
-    log.error(Span{}, "internal error while parsing: no diagnostic for a failure");
-  log.flush(diag);
-  diag.set_source(previous);
-  return result;
+    return TirParser(ts, log).module();
+  });
 }
 
 bool looks_like_tir(const std::string& text) {

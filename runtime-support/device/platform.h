@@ -1,7 +1,8 @@
 /* The platform layer: the few services runtime-support needs from the system it runs on.
  *
- * Device builds get these from platform_hexagon.c or platform_x86_64.c (raw Linux system
- * calls, no libc). The host unit tests link tests/host_platform.c, which uses libc, so the
+ * Device builds get these from platform_linux.c (raw Linux system calls, no libc; the numbers
+ * and the system-call primitive come from syscall_hexagon.h or syscall_x86_64.h) and _start
+ * from platform_hexagon.c or platform_x86_64.c. The host unit tests link tests/host_platform.c, which uses libc, so the
  * pool and workspace compile unchanged into both. */
 #ifndef DSPC_PLATFORM_H
 #define DSPC_PLATFORM_H
