@@ -6,13 +6,14 @@
 #include <cstring>
 
 #include "compiler/Interpreter.h"
+#include "tests/unit/TestPrograms.h"
 
 namespace dspc {
 namespace {
 
-Expr v(const VarRef& x) {
-  return var_expr(x);
-}
+using testing::stage;
+using testing::v;
+
 Expr i32(int64_t c) {
   return make_i32(c);
 }
@@ -30,15 +31,6 @@ Expr clamp(Expr x, Expr lo, Expr hi) {
 }
 Expr cast(DataType t, Expr e) {
   return Cast::make(t, std::move(e));
-}
-
-Stage stage(Buffer out, std::vector<VarRef> vars, Expr body, bool result) {
-  Stage s;
-  s.out = std::move(out);
-  s.index_vars = std::move(vars);
-  s.body = std::move(body);
-  s.is_result = result;
-  return s;
 }
 
 template <class T>

@@ -8,22 +8,14 @@
 #include "passes/FlattenBuffers.h"
 #include "passes/LowerVtcmAlloc.h"
 #include "passes/ScheduleOps.h"
+#include "tests/unit/TestPrograms.h"
 
 namespace dspc {
 namespace {
 
-Expr v(const VarRef& x) {
-  return var_expr(x);
-}
-
-Stage stage(Buffer out, std::vector<VarRef> vars, Expr body, bool is_result = false) {
-  Stage s;
-  s.out = std::move(out);
-  s.index_vars = std::move(vars);
-  s.body = std::move(body);
-  s.is_result = is_result;
-  return s;
-}
+using testing::alloc_vtcm;
+using testing::stage;
+using testing::v;
 
 // schedule-ops, flatten-buffers, lower-vtcm-alloc.
 Module lower(const TensorFunc& f, const LowerOptions& o = LowerOptions{}) {
@@ -51,24 +43,6 @@ TensorFunc staged_copy(DataType t, std::vector<int64_t> shape) {
   }
   f.stages.push_back(stage(tmp, a, Load::make(in, ia)));
   f.stages.push_back(stage(out, b, Load::make(tmp, ib), true));
-  return f;
-}
-
-TensorFunc alloc_vtcm() {
-  TensorFunc f;
-  f.name = "alloc_vtcm";
-  Buffer a = BufferNode::make("A", DataType::i8(), {2048});
-  Buffer b = BufferNode::make("B", DataType::i8(), {2048});
-  Buffer c = BufferNode::make("C", DataType::i8(), {2048});
-  Buffer a_buf = BufferNode::make("A_buf", DataType::i8(), {2048}, "local.vtcm");
-  Buffer b_buf = BufferNode::make("B_buf", DataType::i8(), {2048}, "local.vtcm");
-  f.inputs = {a, b};
-  f.outputs = {c};
-  VarRef i1 = VarNode::make("i"), i2 = VarNode::make("i"), i3 = VarNode::make("i");
-  f.stages.push_back(stage(a_buf, {i1}, Load::make(a, {v(i1)})));
-  f.stages.push_back(stage(b_buf, {i2}, Load::make(b, {v(i2)})));
-  f.stages.push_back(stage(
-      c, {i3}, Binary::make(BinaryOp::Add, Load::make(a_buf, {v(i3)}), Load::make(b_buf, {v(i3)})), true));
   return f;
 }
 

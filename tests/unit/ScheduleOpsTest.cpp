@@ -4,13 +4,15 @@
 #include "compiler/IR.h"
 #include "compiler/Printer.h"
 #include "passes/ScheduleOps.h"
+#include "tests/unit/TestPrograms.h"
 
 namespace dspc {
 namespace {
 
-Expr v(const VarRef& x) {
-  return var_expr(x);
-}
+using testing::alloc_vtcm;
+using testing::stage;
+using testing::v;
+
 Expr i32(int64_t x) {
   return make_i32(x);
 }
@@ -27,38 +29,10 @@ Expr clamp(Expr x, Expr lo, Expr hi) {
   return Binary::make(BinaryOp::Min, Binary::make(BinaryOp::Max, x, lo), hi);
 }
 
-Stage stage(Buffer out, std::vector<VarRef> vars, Expr body, bool is_result = false, Span span = {}) {
-  Stage s;
-  s.out = std::move(out);
-  s.index_vars = std::move(vars);
-  s.body = std::move(body);
-  s.is_result = is_result;
-  s.span = span;
-  return s;
-}
-
 std::string lower_one(const TensorFunc& f) {
   TensorProgram p;
   p.funcs.push_back(f);
   return print_module(schedule_ops(p, LowerOptions{}));
-}
-
-// DESIGN.md's alloc_vtcm: A_buf and B_buf staged in VTCM, C = A_buf + B_buf.
-TensorFunc alloc_vtcm() {
-  TensorFunc f;
-  f.name = "alloc_vtcm";
-  Buffer a = BufferNode::make("A", DataType::i8(), {2048});
-  Buffer b = BufferNode::make("B", DataType::i8(), {2048});
-  Buffer c = BufferNode::make("C", DataType::i8(), {2048});
-  Buffer a_buf = BufferNode::make("A_buf", DataType::i8(), {2048}, "local.vtcm");
-  Buffer b_buf = BufferNode::make("B_buf", DataType::i8(), {2048}, "local.vtcm");
-  f.inputs = {a, b};
-  f.outputs = {c};
-  VarRef i1 = VarNode::make("i"), i2 = VarNode::make("i"), i3 = VarNode::make("i");
-  f.stages.push_back(stage(a_buf, {i1}, Load::make(a, {v(i1)})));
-  f.stages.push_back(stage(b_buf, {i2}, Load::make(b, {v(i2)})));
-  f.stages.push_back(stage(c, {i3}, add(Load::make(a_buf, {v(i3)}), Load::make(b_buf, {v(i3)})), true));
-  return f;
 }
 
 TEST(ScheduleOps, AllocVtcmNestsAllocationsUntilTheLastReader) {
