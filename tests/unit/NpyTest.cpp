@@ -1,5 +1,6 @@
 // .npy reading and writing, malformed files, and the text rendering of tensors.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -11,8 +12,10 @@
 namespace dspc {
 namespace {
 
+// Unique per process and test: ctest runs every test case as its own process, in parallel.
 std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "dspc_npy_" + name;
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return ::testing::TempDir() + "dspc_npy_" + std::to_string(getpid()) + "_" + info->name() + "_" + name;
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {
