@@ -17,7 +17,7 @@ The marker names what to run:
   - anything else: a shell command, e.g. `// AUTOGEN-CHECKS: %dspc %s --emit=header`,
     optionally starting with `prefix=NAME` to write NAME: lines instead of CHECK: lines.
 Substitutions are those of run_golden.py: %dspc, %s, %S, %t, %qemu, and LLVM's `not`,
-FileCheck, llvm-nm, llvm-objdump. stderr is not captured unless the command says `2>&1`.
+FileCheck, llvm-nm, llvm-objdump, clang. stderr is not captured unless the command says `2>&1`.
 
 The block after the marker (consecutive `// PREFIX:`, `// PREFIX-NEXT:`, -SAME, -EMPTY,
 -NOT, -DAG, -LABEL, -COUNT-n lines) is replaced by the output: the first non-empty line as
@@ -40,27 +40,10 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "golden"))
+import run_golden  # noqa: E402  (the RUN-line grammar and substitutions are run_golden's)
+
 MARKER = re.compile(r"^(\s*(?://|#)\s*)AUTOGEN-CHECKS:\s*(.*?)\s*$")
-RUN = re.compile(r"^\s*(?://|#)\s*RUN:\s?(.*)$")
-
-
-def run_lines(lines):
-    out, pending = [], ""
-    for raw in lines:
-        m = RUN.match(raw.rstrip("\n"))
-        if not m:
-            continue
-        text = m.group(1).rstrip()
-        if text.endswith("\\"):
-            pending += text[:-1] + " "
-            continue
-        out.append(pending + text)
-        pending = ""
-    if pending:
-        out.append(pending)
-    return out
-
-
 def split_filecheck(run_line):
     """'CMD | FileCheck --check-prefix=X %s' -> ('CMD', 'X')."""
     m = re.search(r"\|\s*FileCheck\b([^|]*)$", run_line)
@@ -72,13 +55,7 @@ def split_filecheck(run_line):
 
 
 def substitute(cmd, a, test, scratch):
-    tools = {t: os.path.join(a.llvm_bin, t) for t in ("FileCheck", "llvm-nm", "llvm-objdump", "not")}
-    for key, val in [("%dspc", shlex.quote(a.dspc)), ("%qemu", shlex.quote(a.qemu)), ("%s", shlex.quote(test)),
-                     ("%S", shlex.quote(os.path.dirname(test))), ("%t", shlex.quote(scratch))]:
-        cmd = cmd.replace(key, val)
-    for tool, full in tools.items():
-        cmd = re.sub(r"(?<![\w./-])" + re.escape(tool) + r"(?![\w.-])", shlex.quote(full), cmd)
-    return cmd
+    return run_golden.substitute(cmd, a.dspc, a.llvm_bin, a.qemu, test, scratch)
 
 
 def escape(line, test, scratch):
@@ -120,7 +97,7 @@ def update_file(path, a):
     test = os.path.abspath(path)
     with open(test, encoding="utf-8") as f:
         original = f.read().split("\n")
-    runs = run_lines(original)
+    runs = run_golden.parse_run_lines(original)
     scratch = os.path.join(a.work_dir, re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.relpath(test, "/")))
     os.makedirs(a.work_dir, exist_ok=True)
     lines, k, found = [], 0, False

@@ -19,22 +19,42 @@ import subprocess
 import sys
 
 
-def run_lines(path):
-    lines, pending = [], ""
-    with open(path, encoding="utf-8") as f:
-        for raw in f:
-            m = re.match(r"\s*(?://|#)\s*RUN:\s?(.*)$", raw.rstrip("\n"))
-            if not m:
-                continue
-            text = m.group(1).rstrip()
-            if text.endswith("\\"):
-                pending += text[:-1] + " "
-                continue
-            lines.append(pending + text)
-            pending = ""
+RUN = re.compile(r"\s*(?://|#)\s*RUN:\s?(.*)$")
+TOOLS = ("FileCheck", "llvm-nm", "llvm-objdump", "not", "clang")
+
+
+def parse_run_lines(lines):
+    """The commands of the RUN lines among `lines`, continuation lines joined."""
+    out, pending = [], ""
+    for raw in lines:
+        m = RUN.match(raw.rstrip("\n"))
+        if not m:
+            continue
+        text = m.group(1).rstrip()
+        if text.endswith("\\"):
+            pending += text[:-1] + " "
+            continue
+        out.append(pending + text)
+        pending = ""
     if pending:
-        lines.append(pending)
-    return lines
+        out.append(pending)
+    return out
+
+
+def run_lines(path):
+    with open(path, encoding="utf-8") as f:
+        return parse_run_lines(f)
+
+
+def substitute(cmd, dspc, llvm_bin, qemu, test, scratch):
+    """Expands %dspc, %qemu, %s, %S, %t and LLVM 19's tools in one RUN command."""
+    for key, val in [("%dspc", shlex.quote(dspc)), ("%qemu", shlex.quote(qemu)), ("%s", shlex.quote(test)),
+                     ("%S", shlex.quote(os.path.dirname(test))), ("%t", shlex.quote(scratch))]:
+        cmd = cmd.replace(key, val)
+    for tool in TOOLS:
+        full = shlex.quote(os.path.join(llvm_bin, tool))
+        cmd = re.sub(r"(?<![\w./-])" + re.escape(tool) + r"(?![\w.-])", full, cmd)
+    return cmd
 
 
 def main():
@@ -53,22 +73,8 @@ def main():
         return 1
     os.makedirs(a.work_dir, exist_ok=True)
     scratch = os.path.join(a.work_dir, re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.relpath(test, "/")))
-    tools = {
-        "FileCheck": os.path.join(a.llvm_bin, "FileCheck"),
-        "llvm-nm": os.path.join(a.llvm_bin, "llvm-nm"),
-        "llvm-objdump": os.path.join(a.llvm_bin, "llvm-objdump"),
-        "not": os.path.join(a.llvm_bin, "not"),
-        "clang": os.path.join(a.llvm_bin, "clang"),
-    }
-    subst = [("%dspc", shlex.quote(a.dspc)), ("%qemu", shlex.quote(a.qemu)),
-             ("%s", shlex.quote(test)), ("%S", shlex.quote(os.path.dirname(test))),
-             ("%t", shlex.quote(scratch))]
     for i, line in enumerate(lines, 1):
-        cmd = line
-        for key, val in subst:
-            cmd = cmd.replace(key, val)
-        for tool, full in tools.items():
-            cmd = re.sub(r"(?<![\w./-])" + re.escape(tool) + r"(?![\w.-])", shlex.quote(full), cmd)
+        cmd = substitute(line, a.dspc, a.llvm_bin, a.qemu, test, scratch)
         print(f"RUN {i}: {cmd}", flush=True)
         r = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], timeout=600)
         if r.returncode != 0:
