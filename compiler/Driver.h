@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/Compile.h"
 #include "compiler/Options.h"
 
 namespace dspc {
@@ -42,5 +43,13 @@ int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::
                 std::string& error);
 
 int run_command(const DriverOptions& o);
+
+// Shared by the compile path (Driver.cpp) and `dspc run` (DriverRun.cpp).
+// Reads FILE, or standard input for "-"; reports an unreadable file on stderr.
+bool read_source(const std::string& path, SourceFile& out);
+// Reads and lowers o.input, printing traced TIR to stdout.
+std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag);
+// Emits an object with the runner's entry table and links it with runtime-support into out_path.
+bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag);
 
 }  // namespace dspc

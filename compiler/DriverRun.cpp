@@ -21,10 +21,6 @@
 
 namespace dspc {
 
-bool read_source(const std::string& path, SourceFile& out);
-std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag);
-bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag);
-
 namespace {
 
 int fail(const std::string& msg) {
