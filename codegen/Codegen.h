@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/Diagnostics.h"
-#include "compiler/IR.h"
+#include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/IR.h"
 #include "targets/Target.h"
 
 namespace dspc {

@@ -16,7 +16,7 @@
 #include <optional>
 
 #include "codegen/CodegenLLVM.h"
-#include "compiler/Externs.h"
+#include "compiler/ir/Externs.h"
 
 namespace dspc::codegen {
 

@@ -15,8 +15,8 @@
 
 #include <unordered_set>
 
-#include "compiler/Externs.h"
-#include "compiler/IRVisitor.h"
+#include "compiler/ir/Externs.h"
+#include "compiler/ir/IRVisitor.h"
 
 namespace dspc::codegen {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "codegen/Codegen.h"
-#include "compiler/IR.h"
+#include "compiler/ir/IR.h"
 #include "targets/Target.h"
 
 namespace dspc::codegen {

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <map>
 
-#include "compiler/IRVisitor.h"
+#include "compiler/ir/IRVisitor.h"
 
 namespace dspc {
 

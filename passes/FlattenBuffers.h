@@ -1,8 +1,8 @@
 // flatten-buffers: multi-dimensional buffers -> one-dimensional ones.
 #pragma once
 
-#include "compiler/IR.h"
-#include "compiler/Options.h"
+#include "compiler/ir/IR.h"
+#include "passes/support/PassOptions.h"
 
 namespace dspc {
 

@@ -6,8 +6,8 @@
 //     enclosing runtime allocations innermost first + decl_buffer + body + free.
 #include "passes/LowerVtcmAlloc.h"
 
-#include "compiler/Externs.h"
-#include "passes/RuntimeAlloc.h"
+#include "compiler/ir/Externs.h"
+#include "passes/support/RuntimeAllocLowering.h"
 
 namespace dspc {
 

@@ -1,8 +1,8 @@
 // lower-vtcm-alloc: VTCM allocations -> runtime calls (DESIGN.md, "The VTCM contract").
 #pragma once
 
-#include "compiler/IR.h"
-#include "compiler/Options.h"
+#include "compiler/ir/IR.h"
+#include "passes/support/PassOptions.h"
 
 namespace dspc {
 

@@ -6,8 +6,8 @@
 //     made inside such an allocation so that they free the workspace too.
 #include "passes/LowerWorkspaceAlloc.h"
 
-#include "compiler/Externs.h"
-#include "passes/RuntimeAlloc.h"
+#include "compiler/ir/Externs.h"
+#include "passes/support/RuntimeAllocLowering.h"
 
 namespace dspc {
 

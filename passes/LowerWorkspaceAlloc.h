@@ -1,8 +1,8 @@
 // lower-workspace-alloc: large global temporaries -> the runtime's workspace.
 #pragma once
 
-#include "compiler/IR.h"
-#include "compiler/Options.h"
+#include "compiler/ir/IR.h"
+#include "passes/support/PassOptions.h"
 
 namespace dspc {
 

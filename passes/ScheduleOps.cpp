@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/IRVisitor.h"
+#include "compiler/ir/IRVisitor.h"
 
 namespace dspc {
 

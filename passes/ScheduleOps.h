@@ -1,8 +1,8 @@
 // schedule-ops: the tensor program (stages + schedule) -> TIR.
 #pragma once
 
-#include "compiler/IR.h"
-#include "compiler/Options.h"
+#include "compiler/ir/IR.h"
+#include "passes/support/PassOptions.h"
 
 namespace dspc {
 

@@ -12,8 +12,8 @@
 //     constant extent or a no-op body goes away.
 #include "passes/Simplify.h"
 
-#include "compiler/IRVisitor.h"
-#include "compiler/Semantics.h"
+#include "compiler/ir/IRVisitor.h"
+#include "compiler/interp/Semantics.h"
 
 namespace dspc {
 

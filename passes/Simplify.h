@@ -1,8 +1,8 @@
 // simplify: constant folding and index algebra.
 #pragma once
 
-#include "compiler/IR.h"
-#include "compiler/Options.h"
+#include "compiler/ir/IR.h"
+#include "passes/support/PassOptions.h"
 
 namespace dspc {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/Externs.h"
-#include "compiler/IRVisitor.h"
+#include "compiler/ir/Externs.h"
+#include "compiler/ir/IRVisitor.h"
 
 namespace dspc {
 

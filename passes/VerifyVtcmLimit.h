@@ -1,9 +1,9 @@
 // verify-vtcm-limit: the compile-time VTCM capacity check of the VTCM contract.
 #pragma once
 
-#include "compiler/Diagnostics.h"
-#include "compiler/IR.h"
-#include "compiler/Options.h"
+#include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/IR.h"
+#include "passes/support/PassOptions.h"
 
 namespace dspc {
 

@@ -15,9 +15,9 @@
 #include <sstream>
 
 #include "codegen/Codegen.h"
-#include "compiler/Externs.h"
-#include "compiler/Npy.h"
-#include "compiler/Semantics.h"
+#include "compiler/ir/Externs.h"
+#include "compiler/interp/Npy.h"
+#include "compiler/interp/Semantics.h"
 
 namespace dspc {
 namespace {

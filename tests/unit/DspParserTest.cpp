@@ -5,9 +5,9 @@
 #include <random>
 #include <sstream>
 
-#include "compiler/IRVisitor.h"
-#include "compiler/Parser.h"
-#include "compiler/Printer.h"
+#include "compiler/ir/IRVisitor.h"
+#include "compiler/frontend/Parser.h"
+#include "compiler/ir/Printer.h"
 
 namespace dspc {
 namespace {

@@ -1,9 +1,9 @@
 // flatten-buffers: rank-1 buffers over the same data variables, row-major index math.
 #include <gtest/gtest.h>
 
-#include "compiler/IR.h"
-#include "compiler/IRVisitor.h"
-#include "compiler/Printer.h"
+#include "compiler/ir/IR.h"
+#include "compiler/ir/IRVisitor.h"
+#include "compiler/ir/Printer.h"
 #include "passes/FlattenBuffers.h"
 
 namespace dspc {

@@ -1,9 +1,9 @@
 // IR construction: make() builds well-typed nodes and rejects ill-typed ones.
 #include <gtest/gtest.h>
 
-#include "compiler/IR.h"
-#include "compiler/IRVisitor.h"
-#include "compiler/Printer.h"
+#include "compiler/ir/IR.h"
+#include "compiler/ir/IRVisitor.h"
+#include "compiler/ir/Printer.h"
 
 namespace dspc {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "compiler/Interpreter.h"
+#include "compiler/interp/Interpreter.h"
 #include "tests/unit/TestPrograms.h"
 
 namespace dspc {

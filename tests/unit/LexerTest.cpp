@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "compiler/Lexer.h"
+#include "compiler/frontend/Lexer.h"
 
 namespace dspc {
 namespace {

@@ -2,9 +2,9 @@
 // reverse order, failure paths free what is already taken).
 #include <gtest/gtest.h>
 
-#include "compiler/IR.h"
-#include "compiler/IRVisitor.h"
-#include "compiler/Printer.h"
+#include "compiler/ir/IR.h"
+#include "compiler/ir/IRVisitor.h"
+#include "compiler/ir/Printer.h"
 #include "passes/FlattenBuffers.h"
 #include "passes/LowerVtcmAlloc.h"
 #include "passes/ScheduleOps.h"

@@ -2,8 +2,8 @@
 // runtime's workspace, with the same null check / free discipline as VTCM.
 #include <gtest/gtest.h>
 
-#include "compiler/IR.h"
-#include "compiler/Printer.h"
+#include "compiler/ir/IR.h"
+#include "compiler/ir/Printer.h"
 #include "passes/LowerVtcmAlloc.h"
 #include "passes/LowerWorkspaceAlloc.h"
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "compiler/Npy.h"
+#include "compiler/interp/Npy.h"
 
 namespace dspc {
 namespace {

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "compiler/Compile.h"
-#include "compiler/Lower.h"
-#include "compiler/Parser.h"
-#include "compiler/Printer.h"
+#include "driver/Compile.h"
+#include "driver/Lower.h"
+#include "compiler/frontend/Parser.h"
+#include "compiler/ir/Printer.h"
 
 #ifndef DSPC_SOURCE_DIR
 #error "DSPC_SOURCE_DIR must name the source tree"

@@ -1,8 +1,8 @@
 // schedule-ops: stage loop nests, reduction accumulators, allocation placement.
 #include <gtest/gtest.h>
 
-#include "compiler/IR.h"
-#include "compiler/Printer.h"
+#include "compiler/ir/IR.h"
+#include "compiler/ir/Printer.h"
 #include "passes/ScheduleOps.h"
 #include "tests/unit/TestPrograms.h"
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "compiler/Semantics.h"
+#include "compiler/interp/Semantics.h"
 
 namespace dspc {
 namespace {

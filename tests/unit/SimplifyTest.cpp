@@ -8,9 +8,9 @@
 #include <map>
 #include <random>
 
-#include "compiler/IR.h"
-#include "compiler/IRVisitor.h"
-#include "compiler/Printer.h"
+#include "compiler/ir/IR.h"
+#include "compiler/ir/IRVisitor.h"
+#include "compiler/ir/Printer.h"
 #include "passes/FlattenBuffers.h"
 #include "passes/LowerVtcmAlloc.h"
 #include "passes/Simplify.h"

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/IR.h"
+#include "compiler/ir/IR.h"
 
 namespace dspc::testing {
 

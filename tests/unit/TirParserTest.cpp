@@ -8,9 +8,9 @@
 #include <random>
 #include <sstream>
 
-#include "compiler/Externs.h"
-#include "compiler/Parser.h"
-#include "compiler/Printer.h"
+#include "compiler/ir/Externs.h"
+#include "compiler/frontend/Parser.h"
+#include "compiler/ir/Printer.h"
 
 namespace dspc {
 namespace {

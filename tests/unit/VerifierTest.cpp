@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "compiler/Externs.h"
-#include "compiler/Verifier.h"
+#include "compiler/ir/Externs.h"
+#include "compiler/ir/Verifier.h"
 
 namespace dspc {
 namespace {

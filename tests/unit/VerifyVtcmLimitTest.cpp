@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "compiler/IR.h"
+#include "compiler/ir/IR.h"
 #include "passes/FlattenBuffers.h"
 #include "passes/LowerVtcmAlloc.h"
 #include "passes/VerifyVtcmLimit.h"

@@ -1,0 +1,45 @@
+// User-facing errors with source locations:
+//   file:line:col: error: message
+//   <the source line>
+//        ^
+// Messages start lower-case and end without a period.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "compiler/ir/SourceLocation.h"
+
+namespace dspc {
+
+struct SourceFile {
+  std::string path;  // "<stdin>" for -
+  std::string text;
+};
+
+class Diagnostics {
+ public:
+  explicit Diagnostics(std::ostream& out, const SourceFile* source = nullptr) : out_(out), source_(source) {}
+
+  void set_source(const SourceFile* source) { source_ = source; }
+  const SourceFile* source() const { return source_; }
+
+  // An error at `span`; without a valid span, only "file: error: message".
+  void error(Span span, const std::string& message);
+  // An error with no file at all ("dspc: error: message").
+  void error(const std::string& message);
+  // A note attached to the previous error.
+  void note(Span span, const std::string& message);
+
+  int error_count() const { return errors_; }
+  bool has_errors() const { return errors_ > 0; }
+
+ private:
+  void report(const char* severity, Span span, const std::string& message);
+
+  std::ostream& out_;
+  const SourceFile* source_;
+  int errors_ = 0;
+};
+
+}  // namespace dspc

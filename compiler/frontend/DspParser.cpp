@@ -1,0 +1,536 @@
+// The .dsp frontend: parse_dsp (grammar in DESIGN.md "The input language").
+//
+// 1. Lex the whole file (bad bytes become Error tokens, reported where the parser meets them).
+// 2. Per `func`, syntax: signature, each stage's index list and body (as an Ast), schedule.
+//    A syntax error in a stage skips to the next stage; one in the signature skips the func.
+// 3. Per `func`, meaning: parameters, then the schedule (scopes must be known before the
+//    stage buffers are made), then each stage in order: name, index extents, body typed by
+//    the Elaborator, every tensor read checked against its extents by interval arithmetic
+//    (IndexBounds.h), then the stage's size in bytes, which needs the body's dtype.
+//    A stage whose check failed is "poisoned": reading it fails quietly, so one mistake
+//    gives one error.
+// 4. Errors of a func are reported in source order.
+#include <map>
+#include <set>
+
+#include "compiler/frontend/IndexBounds.h"
+#include "compiler/frontend/Parser.h"
+#include "compiler/frontend/ParserCommon.h"
+
+namespace dspc {
+
+namespace {
+
+using namespace frontend;
+
+// ---------------------------------------------------------------- syntax
+
+struct Extent {
+  uint64_t value;
+  Span span;
+};
+
+struct ParamDecl {
+  std::string name;
+  Span span;
+  std::string dtype;
+  Span dtype_span;
+  std::vector<Extent> extents;
+};
+
+struct IndexDecl {
+  std::string name;
+  Span span;
+  std::optional<Extent> extent;
+};
+
+struct StageDecl {
+  std::string name;
+  Span span;
+  std::vector<IndexDecl> indices;
+  AstPtr body;
+  bool ok = false;  // false after a syntax error
+};
+
+struct SchedCall {
+  std::string target, prim;
+  Span target_span, prim_span, lparen_span;
+  std::vector<Token> args;
+};
+
+struct FuncDecl {
+  std::string name;
+  Span span;
+  std::vector<ParamDecl> inputs, outputs;
+  std::vector<StageDecl> stages;
+  std::vector<SchedCall> schedule;
+  bool truncated = false;  // the body was cut short by an error; its results may look uncomputed
+};
+
+class DspSyntax {
+ public:
+  DspSyntax(TokenStream& ts, ErrorLog& log) : ts_(ts), log_(log) {}
+
+  // Parses a func whose `func` keyword is the current token; nullopt after a signature error.
+  std::optional<FuncDecl> func() {
+    FuncDecl f;
+    try {
+      ts_.next();
+      const Token& name = ts_.expect(Tok::Ident, "function name");
+      f.name = name.text;
+      f.span = name.span;
+      ts_.expect(Tok::LParen);
+      if (!ts_.at(Tok::RParen)) params(f.inputs);
+      ts_.expect(Tok::RParen);
+      ts_.expect(Tok::Arrow);
+      ts_.expect(Tok::LParen);
+      params(f.outputs);
+      ts_.expect(Tok::RParen);
+      ts_.expect(Tok::LBrace);
+    } catch (const Abort&) {
+      skip_to_func();
+      return std::nullopt;
+    }
+    body(f);
+    return f;
+  }
+
+  void skip_to_func() {
+    while (!ts_.at(Tok::End) && !(ts_.at_word("func") && ts_.peek().line_start)) ts_.next();
+  }
+
+  // Reports "expected WHAT, found ..." at the current token without throwing.
+  void log_expected(const std::string& what) {
+    try {
+      ts_.fail_expected(what);
+    } catch (const Abort&) {
+    }
+  }
+
+ private:
+  void params(std::vector<ParamDecl>& out) {
+    do {
+      ParamDecl p;
+      const Token& name = ts_.expect(Tok::Ident, "parameter name");
+      p.name = name.text;
+      p.span = name.span;
+      ts_.expect(Tok::Colon);
+      const Token& dt = ts_.expect(Tok::Ident, "dtype");
+      p.dtype = dt.text;
+      p.dtype_span = dt.span;
+      ts_.expect(Tok::LBracket);
+      do {
+        p.extents.push_back(extent());
+      } while (ts_.accept(Tok::Comma));
+      ts_.expect(Tok::RBracket);
+      out.push_back(std::move(p));
+    } while (ts_.accept(Tok::Comma));
+  }
+
+  Extent extent() {
+    const Token& t = ts_.peek();
+    if (t.kind != Tok::Int || t.suffix) ts_.fail_expected("extent");
+    ts_.next();
+    return {t.int_value, t.span};
+  }
+
+  void body(FuncDecl& f) {
+    for (;;) {
+      if (log_.total() >= kMaxErrors) return;
+      const Token& t = ts_.peek();
+      if (t.kind == Tok::End) return log_expected("'}'");
+      if (ts_.accept(Tok::RBrace)) return;
+      if (ts_.accept(Tok::Semi)) continue;
+      if (ts_.at_word("schedule") && ts_.peek(1).kind == Tok::LBrace) {
+        schedule(f);
+        if (ts_.accept(Tok::RBrace)) return;
+        if (log_.total() < kMaxErrors) log_expected("'}' after the schedule");
+        return skip_to_func();
+      }
+      if (ts_.at_word("func") && t.line_start) return log_expected("'}'");
+      if (f.stages.size() >= kMaxStages) {
+        log_.error(t.span, "function '" + f.name + "' has more than " + std::to_string(kMaxStages) +
+                               " stages");
+        f.truncated = true;
+        return skip_to_func();
+      }
+      size_t start = ts_.pos();
+      StageDecl& s = f.stages.emplace_back();
+      try {
+        stage(s);
+        s.ok = true;
+      } catch (const Abort&) {
+        skip(start, Tok::LBracket);
+      }
+    }
+  }
+
+  void stage(StageDecl& s) {
+    const Token& name = ts_.expect(Tok::Ident, "stage name or '}'");
+    s.name = name.text;
+    s.span = name.span;
+    ts_.expect(Tok::LBracket);
+    do {
+      const Token& v = ts_.expect(Tok::Ident, "index variable");
+      IndexDecl idx{v.text, v.span, std::nullopt};
+      if (ts_.accept(Tok::Colon)) idx.extent = extent();
+      s.indices.push_back(idx);
+    } while (ts_.accept(Tok::Comma));
+    ts_.expect(Tok::RBracket);
+    ts_.expect(Tok::Assign);
+    s.body = parse_expr(ts_, Dialect::Dsp);
+  }
+
+  void schedule(FuncDecl& f) {
+    ts_.next();
+    ts_.next();
+    for (;;) {
+      if (log_.total() >= kMaxErrors) return;
+      const Token& t = ts_.peek();
+      if (t.kind == Tok::End) return log_expected("'}'");
+      if (ts_.accept(Tok::RBrace)) return;
+      if (ts_.accept(Tok::Semi)) continue;
+      size_t start = ts_.pos();
+      try {
+        SchedCall c;
+        const Token& target = ts_.expect(Tok::Ident, "stage name or '}'");
+        ts_.expect(Tok::Dot);
+        const Token& prim = ts_.expect(Tok::Ident, "schedule primitive");
+        c.target = target.text;
+        c.target_span = target.span;
+        c.prim = prim.text;
+        c.prim_span = prim.span;
+        c.lparen_span = ts_.expect(Tok::LParen).span;
+        if (!ts_.at(Tok::RParen)) {
+          do {
+            Tok k = ts_.peek().kind;
+            if (k != Tok::String && k != Tok::Int && k != Tok::Ident) ts_.fail_expected("argument");
+            c.args.push_back(ts_.next());
+          } while (ts_.accept(Tok::Comma));
+        }
+        ts_.expect(Tok::RParen);
+        f.schedule.push_back(std::move(c));
+      } catch (const Abort&) {
+        skip(start, Tok::Dot);
+      }
+    }
+  }
+
+  // Error recovery: skips to the next item (a line starting with `NAME follow`, a `;`, or the
+  // closing brace), consuming at least one token.
+  void skip(size_t start, Tok follow) {
+    int depth = 0;
+    for (;;) {
+      const Token& t = ts_.peek();
+      if (t.kind == Tok::End) return;
+      if (depth <= 0 && ts_.pos() > start) {
+        if (ts_.accept(Tok::Semi) || t.kind == Tok::RBrace) return;
+        if (t.line_start && t.kind == Tok::Ident &&
+            (ts_.peek(1).kind == follow || t.text == "schedule" || t.text == "func"))
+          return;
+      }
+      if (t.kind == Tok::LParen || t.kind == Tok::LBracket || t.kind == Tok::LBrace) ++depth;
+      if (t.kind == Tok::RParen || t.kind == Tok::RBracket || t.kind == Tok::RBrace) --depth;
+      ts_.next();
+    }
+  }
+
+  TokenStream& ts_;
+  ErrorLog& log_;
+};
+
+// ---------------------------------------------------------------- meaning
+
+enum class ParamKind { Input, Output };
+
+class FuncChecker;
+
+class StageElaborator : public Elaborator {
+ public:
+  StageElaborator(FuncChecker& fc, size_t stage,
+                  const std::vector<std::pair<std::string, VarRef>>& index_vars, ErrorLog& log)
+      : Elaborator(log, Dialect::Dsp), fc_(fc), stage_(stage), index_vars_(index_vars) {}
+
+ protected:
+  VarRef find_var(const std::string& name, Span span) override;
+  Buffer find_buffer(const std::string& name, Span span) override;
+  void on_load(const Ast& read, const Load& load) override;
+  void on_reduce_var(const ReduceAxisAst& axis, const VarRef& var) override;
+  void enter_branch(const Expr& cond, bool taken) override;
+  void leave_branch() override;
+
+ private:
+  FuncChecker& fc_;
+  size_t stage_;
+  const std::vector<std::pair<std::string, VarRef>>& index_vars_;
+  IndexBounds::Undo undo_;  // how to leave the select branches being elaborated
+  std::vector<size_t> marks_;
+};
+
+class FuncChecker {
+ public:
+  FuncChecker(const FuncDecl& f, ErrorLog& log) : f_(f), log_(log) {}
+
+  std::optional<TensorFunc> run() {
+    int errors = log_.total();
+    out_.name = f_.name;
+    out_.span = f_.span;
+    for (const auto& p : f_.inputs) param(p, ParamKind::Input);
+    for (const auto& p : f_.outputs) param(p, ParamKind::Output);
+    for (size_t i = 0; i < f_.stages.size(); ++i)
+      if (!f_.stages[i].name.empty()) first_stage_.emplace(f_.stages[i].name, i);
+    for (const auto& c : f_.schedule) schedule(c);
+    for (size_t i = 0; i < f_.stages.size(); ++i) {
+      if (log_.total() >= kMaxErrors) return std::nullopt;
+      stage(i);
+    }
+    for (const auto& p : f_.outputs)
+      if (!f_.truncated && !computed_.count(p.name) && !poisoned_.count(p.name) && outputs_.count(p.name))
+        log_.error(p.span, "result '" + p.name + "' is not computed by any stage");
+    if (log_.total() != errors) return std::nullopt;
+    return std::move(out_);
+  }
+
+  Buffer read_buffer(const std::string& name, Span span, size_t stage) {
+    if (poisoned_.count(name)) throw Abort{};
+    if (auto it = inputs_.find(name); it != inputs_.end()) return it->second;
+    if (auto it = computed_.find(name); it != computed_.end()) return it->second;
+    const std::string& me = f_.stages[stage].name;
+    if (name == me) fail(span, "stage '" + me + "' reads itself");
+    if (first_stage_.count(name))
+      fail(span, "stage '" + me + "' reads '" + name + "', which is computed later");
+    if (outputs_.count(name)) throw Abort{};  // reported as "not computed by any stage"
+    fail(span, "unknown tensor '" + name + "'");
+  }
+
+  bool is_tensor(const std::string& name) const { return kinds_.count(name) || first_stage_.count(name); }
+
+  IndexBounds bounds;
+
+ private:
+  [[noreturn]] void fail(Span span, std::string message) {
+    log_.error(span, std::move(message));
+    throw Abort{};
+  }
+
+  // The extents of tensor `name`, or nullopt after reporting a zero extent or a size over the
+  // limits. A stage's dtype comes from its body, so its bytes are checked after the body.
+  std::optional<std::vector<int64_t>> shape(const std::string& name, Span span,
+                                            const std::vector<Extent>& extents,
+                                            std::optional<DataType> dtype) {
+    std::vector<uint64_t> values;
+    for (const auto& e : extents) {
+      if (e.value == 0) {
+        log_.error(e.span, "extent must be positive");
+        return std::nullopt;
+      }
+      values.push_back(e.value);
+    }
+    if (auto message = size_error("tensor '" + name + "'", element_count(values), dtype)) {
+      log_.error(span, std::move(*message));
+      return std::nullopt;
+    }
+    return std::vector<int64_t>(values.begin(), values.end());
+  }
+
+  void param(const ParamDecl& p, ParamKind kind) {
+    if (kinds_.count(p.name)) return log_.error(p.span, "duplicate parameter '" + p.name + "'");
+    kinds_[p.name] = kind;
+    poisoned_.insert(p.name);
+    static const std::set<std::string> kDtypes = {"i8",  "i16", "i32", "i64", "u8",  "u16",
+                                                  "u32", "u64", "f32", "f64", "bool"};
+    if (p.dtype == "f16") return log_.error(p.dtype_span, "f16 is not supported yet");
+    if (!kDtypes.count(p.dtype)) return log_.error(p.dtype_span, "unknown dtype '" + p.dtype + "'");
+    DataType dtype = *DataType::parse(p.dtype);
+    auto extents = shape(p.name, p.span, p.extents, dtype);
+    if (!extents) return;
+    Buffer b = BufferNode::make(p.name, dtype, *extents, "global", p.span);
+    poisoned_.erase(p.name);
+    (kind == ParamKind::Input ? inputs_ : outputs_)[p.name] = b;
+    (kind == ParamKind::Input ? out_.inputs : out_.outputs).push_back(b);
+  }
+
+  void schedule(const SchedCall& c) {
+    if (c.prim != "set_scope") return log_.error(c.prim_span, "unknown schedule primitive '" + c.prim + "'");
+    if (auto k = kinds_.find(c.target); k != kinds_.end())
+      return log_.error(c.target_span, std::string("cannot set the scope of ") +
+                                           (k->second == ParamKind::Input ? "parameter '" : "result '") +
+                                           c.target + "'");
+    if (!first_stage_.count(c.target))
+      return log_.error(c.target_span, "unknown stage '" + c.target + "' in schedule");
+    if (c.args.size() != 1 || c.args[0].kind != Tok::String)
+      return log_.error(c.args.empty() ? c.lparen_span : c.args[0].span,
+                        "set_scope expects one string argument, e.g. set_scope(\"local.vtcm\")");
+    const std::string& s = c.args[0].text;
+    if (s != "global" && s != "local.vtcm" && s != "global.vtcm")
+      return log_.error(c.args[0].span, "unknown scope '" + s + "' (expected \"global\" or \"local.vtcm\")");
+    scopes_[c.target] = canonical_scope(s);
+  }
+
+  void stage(size_t i) {
+    const StageDecl& s = f_.stages[i];
+    if (s.name.empty()) return;
+    auto kind = kinds_.find(s.name);
+    bool is_input = kind != kinds_.end() && kind->second == ParamKind::Input;
+    if (s.ok && is_input) return log_.error(s.span, "cannot assign to input '" + s.name + "'");
+    if (s.ok && defined_.count(s.name))
+      return log_.error(s.span, "'" + s.name + "' is already computed by an earlier stage");
+    if (is_input || defined_.count(s.name)) return;
+    defined_.insert(s.name);
+    try {
+      if (!s.ok) throw Abort{};
+      check_stage(i, kind != kinds_.end());
+    } catch (const Abort&) {
+      poisoned_.insert(s.name);
+    }
+  }
+
+  void check_stage(size_t i, bool is_result) {
+    const StageDecl& s = f_.stages[i];
+    if (is_result && !outputs_.count(s.name)) throw Abort{};  // its declaration was wrong
+    bounds.refuel();
+    std::vector<std::pair<std::string, VarRef>> vars;
+    for (size_t d = 0; d < s.indices.size(); ++d)
+      for (size_t e = 0; e < d; ++e)
+        if (s.indices[e].name == s.indices[d].name)
+          fail(s.indices[d].span, "duplicate index variable '" + s.indices[d].name + "'");
+    Buffer out;
+    std::vector<int64_t> extents;
+    if (is_result) {
+      out = outputs_.at(s.name);
+      if (s.indices.size() != out->shape.size())
+        fail(s.span, "result '" + s.name + "' has " + plural(out->shape.size(), "dimension", "dimensions") +
+                         " but the stage has " + plural(s.indices.size(), "index", "indices"));
+      for (size_t d = 0; d < s.indices.size(); ++d) {
+        const auto& e = s.indices[d].extent;
+        if (e && e->value != static_cast<uint64_t>(out->shape[d]))
+          fail(e->span, "extent " + std::to_string(e->value) + " does not match the extent " +
+                            std::to_string(out->shape[d]) + " of result '" + s.name + "' in dimension " +
+                            std::to_string(d));
+      }
+      extents = out->shape;
+    } else {
+      std::vector<Extent> given;
+      for (const auto& idx : s.indices) {
+        if (!idx.extent)
+          fail(idx.span,
+               "missing extent for index '" + idx.name + "' of intermediate stage '" + s.name + "'");
+        given.push_back(*idx.extent);
+      }
+      auto e = shape(s.name, s.span, given, std::nullopt);
+      if (!e) throw Abort{};
+      extents = *e;
+    }
+    for (size_t d = 0; d < s.indices.size(); ++d) {
+      VarRef v = VarNode::make(s.indices[d].name, DataType::i32(), s.indices[d].span);
+      bounds.set(v.get(), {0, extents[d] - 1});
+      vars.emplace_back(s.indices[d].name, v);
+    }
+    StageElaborator el(*this, i, vars, log_);
+    Expr body = el.build(*s.body, is_result ? std::optional<DataType>(out->dtype) : std::nullopt);
+    if (is_result && body.dtype() != out->dtype)
+      fail(s.body->start, "result '" + s.name + "' has dtype " + out->dtype.str() +
+                              " but its expression has dtype " + body.dtype().str() + " (use a cast, e.g. " +
+                              out->dtype.str() + "(...))");
+    if (!is_result) {
+      std::vector<uint64_t> sizes(extents.begin(), extents.end());
+      if (auto message = size_error("tensor '" + s.name + "'", element_count(sizes), body.dtype()))
+        fail(s.span, std::move(*message));
+      auto scope = scopes_.find(s.name);
+      out = BufferNode::make(s.name, body.dtype(), extents, scope == scopes_.end() ? "global" : scope->second,
+                             s.span);
+    }
+    Stage st;
+    st.out = out;
+    for (const auto& [n, v] : vars) st.index_vars.push_back(v);
+    st.body = body;
+    st.is_result = is_result;
+    st.span = s.span;
+    out_.stages.push_back(std::move(st));
+    computed_[s.name] = out;
+  }
+
+  const FuncDecl& f_;
+  ErrorLog& log_;
+  TensorFunc out_;
+  std::map<std::string, ParamKind> kinds_;
+  std::map<std::string, Buffer> inputs_, outputs_, computed_;
+  std::set<std::string> poisoned_;  // names whose definition failed: reading them fails quietly
+  std::set<std::string> defined_;   // stage names seen so far
+  std::map<std::string, size_t> first_stage_;
+  std::map<std::string, std::string> scopes_;
+};
+
+VarRef StageElaborator::find_var(const std::string& name, Span span) {
+  for (const auto& [n, v] : index_vars_)
+    if (n == name) return v;
+  if (fc_.is_tensor(name)) fail(span, "tensor '" + name + "' needs indices, e.g. " + name + "[i]");
+  fail(span, "unknown variable '" + name + "'");
+}
+
+Buffer StageElaborator::find_buffer(const std::string& name, Span span) {
+  return fc_.read_buffer(name, span, stage_);
+}
+
+void StageElaborator::on_reduce_var(const ReduceAxisAst& axis, const VarRef& var) {
+  for (const auto& [n, v] : index_vars_)
+    if (n == axis.name) fail(axis.span, "reduction variable '" + n + "' shadows index variable '" + n + "'");
+  fc_.bounds.set(var.get(), {0, static_cast<i128>(axis.extent) - 1});
+}
+
+void StageElaborator::enter_branch(const Expr& cond, bool taken) {
+  marks_.push_back(undo_.size());
+  fc_.bounds.narrow(cond, taken, undo_);
+}
+
+void StageElaborator::leave_branch() {
+  fc_.bounds.restore(undo_, marks_.back());
+  marks_.pop_back();
+}
+
+void StageElaborator::on_load(const Ast& read, const Load& load) {
+  for (size_t d = 0; d < load.indices.size(); ++d) {
+    Interval r = fc_.bounds.of(load.indices[d]);
+    int64_t extent = load.buffer->shape[d];
+    if (r.lo >= 0 && r.hi < extent) continue;
+    fail(read.args[d]->start, "index of " + load.buffer->name + " may be out of bounds: dimension " +
+                                  std::to_string(d) + " has extent " + std::to_string(extent) +
+                                  " but the index ranges over [" + format_i128(r.lo) + ", " +
+                                  format_i128(r.hi) + "]");
+  }
+}
+
+std::optional<TensorProgram> parse_program(const SourceFile& source, ErrorLog& log, Diagnostics& diag) {
+  TokenStream ts(lex(source.text), log);
+  DspSyntax syntax(ts, log);
+  if (ts.at(Tok::End)) {
+    log.error(Span{1, 1}, "empty program: expected 'func'");
+    return std::nullopt;
+  }
+  TensorProgram program;
+  std::set<std::string> names;
+  while (!ts.at(Tok::End) && log.total() < kMaxErrors) {
+    if (!ts.at_word("func")) {
+      syntax.log_expected("'func'");
+      ts.next();
+      syntax.skip_to_func();
+      continue;
+    }
+    std::optional<FuncDecl> f = syntax.func();
+    if (f) {
+      if (!names.insert(f->name).second) log.error(f->span, "duplicate function '" + f->name + "'");
+      if (auto tf = FuncChecker(*f, log).run()) program.funcs.push_back(std::move(*tf));
+    }
+    log.flush(diag);
+  }
+  if (log.total() > 0) return std::nullopt;
+  return program;
+}
+
+}  // namespace
+
+std::optional<TensorProgram> parse_dsp(const SourceFile& source, Diagnostics& diag) {
+  return run_parser(source, diag, [&](ErrorLog& log) { return parse_program(source, log, diag); });
+}
+
+}  // namespace dspc

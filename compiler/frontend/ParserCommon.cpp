@@ -1,0 +1,265 @@
+// The token cursor, the error log and expression parsing shared by the .dsp and TIR parsers
+// (typing is in ExprTyping.cpp).
+//
+// parse_expr: precedence climbing over the C-like operator table into an Ast; nesting is
+// bounded (recursion depth and tree height) so no input can exhaust the stack.
+#include "compiler/frontend/ParserCommon.h"
+
+#include <cmath>
+
+namespace dspc::frontend {
+
+// ---------------------------------------------------------------- errors and tokens
+
+void ErrorLog::error(Span span, std::string message) {
+  pending_.emplace_back(span, std::move(message));
+  ++total_;
+}
+
+void ErrorLog::flush(Diagnostics& diag) {
+  std::stable_sort(pending_.begin(), pending_.end(), [](const auto& a, const auto& b) {
+    return a.first.line != b.first.line ? a.first.line < b.first.line : a.first.col < b.first.col;
+  });
+  for (const auto& [span, message] : pending_) diag.error(span, message);
+  pending_.clear();
+}
+
+const Token& TokenStream::next() {
+  const Token& t = tokens_[pos_];
+  if (t.kind != Tok::End) ++pos_;
+  return t;
+}
+
+bool TokenStream::accept(Tok k) {
+  if (!at(k)) return false;
+  next();
+  return true;
+}
+
+const Token& TokenStream::expect(Tok k, const std::string& what) {
+  if (at(k)) return next();
+  fail_expected(what.empty() ? tok_name(k) : what);
+}
+
+void TokenStream::fail_expected(const std::string& what) {
+  const Token& t = peek();
+  if (t.kind == Tok::Error) fail(t.span, t.text);
+  fail(t.span, "expected " + what + ", found " + describe_token(t));
+}
+
+void TokenStream::fail(Span span, std::string message) {
+  log_.error(span, std::move(message));
+  throw Abort{};
+}
+
+std::string plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// ---------------------------------------------------------------- sizes
+
+namespace {
+constexpr uint64_t kElementCap = uint64_t(1) << 31;
+}
+
+uint64_t element_count(const std::vector<uint64_t>& extents) {
+  uint64_t n = 1;
+  for (uint64_t e : extents) n = e > kElementCap || n * e > kElementCap ? kElementCap + 1 : n * e;
+  return n;
+}
+
+std::optional<std::string> size_error(const std::string& what, uint64_t elements,
+                                      std::optional<DataType> dtype) {
+  // Past 2^31 elements the byte count is not worth computing (and may overflow).
+  if (elements > kElementCap) return what + " is too large: more than 2^31 elements";
+  if (!dtype) return std::nullopt;
+  uint64_t bytes = elements * static_cast<uint64_t>(dtype->bytes());
+  if (bytes <= kMaxSize) return std::nullopt;
+  return what + " needs " + std::to_string(bytes) + " bytes, more than the limit of " +
+         std::to_string(kMaxSize);
+}
+
+// ---------------------------------------------------------------- parsing
+
+namespace {
+
+int binary_precedence(Tok k, BinaryOp* op) {
+  switch (k) {
+    case Tok::PipePipe: *op = BinaryOp::Or; return 1;
+    case Tok::AmpAmp: *op = BinaryOp::And; return 2;
+    case Tok::Pipe: *op = BinaryOp::BitOr; return 3;
+    case Tok::Caret: *op = BinaryOp::BitXor; return 4;
+    case Tok::Amp: *op = BinaryOp::BitAnd; return 5;
+    case Tok::EqEq: *op = BinaryOp::EQ; return 6;
+    case Tok::Ne: *op = BinaryOp::NE; return 6;
+    case Tok::Lt: *op = BinaryOp::LT; return 7;
+    case Tok::Le: *op = BinaryOp::LE; return 7;
+    case Tok::Gt: *op = BinaryOp::GT; return 7;
+    case Tok::Ge: *op = BinaryOp::GE; return 7;
+    case Tok::Shl: *op = BinaryOp::Shl; return 8;
+    case Tok::Shr: *op = BinaryOp::Shr; return 8;
+    case Tok::Plus: *op = BinaryOp::Add; return 9;
+    case Tok::Minus: *op = BinaryOp::Sub; return 9;
+    case Tok::Star: *op = BinaryOp::Mul; return 10;
+    case Tok::Slash: *op = BinaryOp::Div; return 10;
+    case Tok::Percent: *op = BinaryOp::Mod; return 10;
+    default: return 0;
+  }
+}
+
+class ExprParser {
+ public:
+  ExprParser(TokenStream& ts, Dialect d)
+      : ts_(ts), d_(d), max_nesting_(d == Dialect::Dsp ? kMaxNesting : kMaxTirNesting) {}
+  AstPtr binary(int min_prec);
+
+ private:
+  AstPtr unary();
+  AstPtr primary();
+  AstPtr call(const Token& name);
+  AstPtr literal(const Token& t);
+
+  AstPtr node(Ast::Kind k, const Token& t) {
+    auto a = std::make_unique<Ast>();
+    a->kind = k;
+    a->span = a->start = t.span;
+    a->name = t.text;
+    return a;
+  }
+  void add(Ast& parent, AstPtr child) {
+    parent.height = std::max(parent.height, child->height + 1);
+    parent.args.push_back(std::move(child));
+    if (parent.height > max_nesting_) ts_.fail(parent.span, "expression is too deeply nested");
+  }
+
+  TokenStream& ts_;
+  Dialect d_;
+  int max_nesting_;
+  int depth_ = 0;
+};
+
+AstPtr ExprParser::binary(int min_prec) {
+  AstPtr lhs = unary();
+  for (;;) {
+    const Token& t = ts_.peek();
+    BinaryOp op;
+    int p = binary_precedence(t.kind, &op);
+    if (p == 0 || p < min_prec) return lhs;
+    if (d_ == Dialect::Tir && t.line_start) return lhs;
+    AstPtr n = node(Ast::Kind::Binary, ts_.next());
+    n->bop = op;
+    n->start = lhs->start;
+    add(*n, std::move(lhs));
+    add(*n, binary(p + 1));
+    lhs = std::move(n);
+  }
+}
+
+AstPtr ExprParser::unary() {
+  struct Depth {
+    int& d;
+    explicit Depth(int& x) : d(++x) {}
+    ~Depth() { --d; }
+  } depth(depth_);
+  const Token& t = ts_.peek();
+  if (depth_ > max_nesting_) ts_.fail(t.span, "expression is too deeply nested");
+  // -5 is one literal (so -128 fits i8), but -0 and -nan stay negations: no literal prints
+  // that way, and the printer's output must read back to itself.
+  const Token& n = ts_.peek(1);
+  bool foldable =
+      (n.kind == Tok::Int && n.int_value != 0) || (n.kind == Tok::Float && !std::isnan(n.float_value));
+  if (t.kind == Tok::Minus && foldable) {
+    ts_.next();
+    AstPtr lit = literal(ts_.next());
+    lit->negative = true;
+    lit->span = lit->start = t.span;
+    return lit;
+  }
+  if (t.kind == Tok::Minus || t.kind == Tok::Bang || t.kind == Tok::Tilde) {
+    AstPtr n = node(Ast::Kind::Unary, ts_.next());
+    n->uop = t.kind == Tok::Minus ? UnaryOp::Neg : t.kind == Tok::Bang ? UnaryOp::Not : UnaryOp::BitNot;
+    add(*n, unary());
+    return n;
+  }
+  return primary();
+}
+
+AstPtr ExprParser::literal(const Token& t) {
+  AstPtr n = node(Ast::Kind::Literal, t);
+  n->is_float = t.kind == Tok::Float;
+  n->magnitude = t.int_value;
+  n->fvalue = t.float_value;
+  n->suffix = t.suffix;
+  n->text = t.text;
+  return n;
+}
+
+AstPtr ExprParser::primary() {
+  const Token& t = ts_.peek();
+  if (t.kind == Tok::Int || t.kind == Tok::Float) return literal(ts_.next());
+  if (t.kind == Tok::LParen) {
+    ts_.next();
+    AstPtr e = binary(1);
+    ts_.expect(Tok::RParen);
+    e->start = t.span;
+    return e;
+  }
+  if (t.kind != Tok::Ident) ts_.fail_expected("expression");
+  ts_.next();
+  if (t.text == "true" || t.text == "false") {
+    AstPtr n = node(Ast::Kind::Bool, t);
+    n->bool_value = t.text == "true";
+    return n;
+  }
+  if (ts_.at(Tok::LParen)) return call(t);
+  if (!ts_.at(Tok::LBracket)) return node(Ast::Kind::Name, t);
+  AstPtr n = node(Ast::Kind::Read, t);
+  ts_.next();
+  do {
+    add(*n, binary(1));
+  } while (ts_.accept(Tok::Comma));
+  ts_.expect(Tok::RBracket);
+  return n;
+}
+
+AstPtr ExprParser::call(const Token& name) {
+  ts_.next();  // '('
+  if (d_ == Dialect::Tir && name.text == "call_extern") {
+    AstPtr n = node(Ast::Kind::Extern, name);
+    n->name = ts_.expect(Tok::String, "extern function name").text;
+    while (ts_.accept(Tok::Comma)) add(*n, binary(1));
+    ts_.expect(Tok::RParen);
+    return n;
+  }
+  AstPtr n = node(Ast::Kind::Call, name);
+  if (ts_.accept(Tok::RParen)) return n;
+  add(*n, binary(1));
+  bool is_sum = name.text == "sum";
+  bool axes_follow = ts_.at(Tok::Comma) && ts_.peek(1).kind == Tok::Ident && ts_.peek(2).kind == Tok::Colon;
+  if (is_sum || ((name.text == "min" || name.text == "max") && axes_follow)) {
+    n->kind = Ast::Kind::Reduce;
+    n->rop = is_sum ? ReduceOp::Sum : name.text == "min" ? ReduceOp::Min : ReduceOp::Max;
+    ts_.expect(Tok::Comma);
+    do {
+      const Token& v = ts_.expect(Tok::Ident, "reduction variable");
+      ts_.expect(Tok::Colon);
+      const Token& e = ts_.peek();
+      if (e.kind != Tok::Int || e.suffix) ts_.fail_expected("reduction extent");
+      ts_.next();
+      n->axes.push_back({v.text, v.span, e.int_value, e.span});
+    } while (ts_.accept(Tok::Comma));
+    ts_.expect(Tok::RParen);
+    return n;
+  }
+  while (ts_.accept(Tok::Comma)) add(*n, binary(1));
+  ts_.expect(Tok::RParen);
+  return n;
+}
+
+}  // namespace
+
+AstPtr parse_expr(TokenStream& ts, Dialect dialect) {
+  return ExprParser(ts, dialect).binary(1);
+}
+
+}  // namespace dspc::frontend

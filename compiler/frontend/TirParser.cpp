@@ -1,0 +1,386 @@
+// The TIR text frontend: parse_tir reads what print_module prints (format in Printer.h).
+//
+// 1. Per `prim_func`: the signature makes the parameter buffers; their data variables are in
+//    scope too, as later TIR passes them to calls by name.
+// 2. A block is a list of statements. `let` and `decl_buffer` scope the rest of their block,
+//    so a block is assembled back to front, each of them wrapping what follows it.
+// 3. Names are lexically scoped; variables and buffers live apart (`x` vs `x[...]`), since a
+//    lowered VTCM buffer and its handle share a name.
+// 4. The first error in a function abandons it; parsing resumes at the next `prim_func`.
+#include <algorithm>
+
+#include "compiler/frontend/Parser.h"
+#include "compiler/frontend/ParserCommon.h"
+
+namespace dspc {
+
+namespace {
+
+using namespace frontend;
+
+constexpr int kMaxStmtNesting = 1024;  // blocks plus the lets and decl_buffers they hold
+
+struct Scopes {
+  std::vector<std::pair<std::string, VarRef>> vars;
+  std::vector<std::pair<std::string, Buffer>> buffers;
+
+  struct Mark {
+    size_t vars, buffers;
+  };
+  Mark mark() const { return {vars.size(), buffers.size()}; }
+  void restore(Mark m) {
+    vars.resize(m.vars);
+    buffers.resize(m.buffers);
+  }
+  void add(const Buffer& b) {
+    buffers.emplace_back(b->name, b);
+    vars.emplace_back(b->name, b->data);
+  }
+};
+
+class TirElaborator : public Elaborator {
+ public:
+  TirElaborator(ErrorLog& log, Scopes& scopes) : Elaborator(log, Dialect::Tir), scopes_(scopes) {}
+
+  VarRef find_var(const std::string& name, Span span) override {
+    for (auto it = scopes_.vars.rbegin(); it != scopes_.vars.rend(); ++it)
+      if (it->first == name) return it->second;
+    fail(span, "unknown variable '" + name + "'");
+  }
+  Buffer find_buffer(const std::string& name, Span span) override {
+    for (auto it = scopes_.buffers.rbegin(); it != scopes_.buffers.rend(); ++it)
+      if (it->first == name) return it->second;
+    fail(span, "unknown buffer '" + name + "'");
+  }
+
+ private:
+  Scopes& scopes_;
+};
+
+class TirParser {
+ public:
+  TirParser(TokenStream& ts, ErrorLog& log) : ts_(ts), log_(log), el_(log, scopes_) {}
+
+  std::optional<Module> module() {
+    if (ts_.at(Tok::End)) {
+      log_.error(Span{1, 1}, "empty module: expected 'prim_func'");
+      return std::nullopt;
+    }
+    Module m;
+    while (!ts_.at(Tok::End) && log_.total() < kMaxErrors) {
+      scopes_ = Scopes{};
+      nesting_ = 0;
+      try {
+        if (!ts_.at_word("prim_func")) ts_.fail_expected("'prim_func'");
+        m.funcs.push_back(func());
+        for (size_t i = 0; i + 1 < m.funcs.size(); ++i)
+          if (m.funcs[i].name == m.funcs.back().name)
+            log_.error(m.funcs.back().span, "duplicate function '" + m.funcs.back().name + "'");
+      } catch (const Abort&) {
+        if (!ts_.at(Tok::End)) ts_.next();
+        while (!ts_.at(Tok::End) && !(ts_.at_word("prim_func") && ts_.peek().line_start)) ts_.next();
+      }
+    }
+    if (log_.total() > 0) return std::nullopt;
+    return m;
+  }
+
+ private:
+  enum class ItemKind { Stmt, Let, Decl };
+  struct Item {
+    ItemKind kind = ItemKind::Stmt;
+    Stmt stmt;
+    VarRef var;
+    Expr value;
+    Buffer buffer;
+    Span span;
+  };
+
+  template <class F>
+  auto checked(Span span, F&& make) -> decltype(make()) {
+    try {
+      return make();
+    } catch (const IRError& e) {
+      ts_.fail(span, e.what());
+    }
+  }
+
+  Expr expr(std::optional<DataType> hint = std::nullopt) {
+    AstPtr a = parse_expr(ts_, Dialect::Tir);
+    return el_.build(*a, hint);
+  }
+
+  DataType dtype() {
+    const Token& t = ts_.expect(Tok::Ident, "dtype");
+    auto dt = DataType::parse(t.text);
+    if (!dt) ts_.fail(t.span, "unknown dtype '" + t.text + "'");
+    return *dt;
+  }
+
+  void expect_word(const char* w) {
+    if (!ts_.at_word(w)) ts_.fail_expected(std::string("'") + w + "'");
+    ts_.next();
+  }
+
+  // `N: DT[e, ...]` as a new buffer of the given scope.
+  Buffer buffer_decl(const std::string& scope_word) {
+    const Token& name = ts_.expect(Tok::Ident, "buffer name");
+    ts_.expect(Tok::Colon);
+    DataType dt = dtype();
+    std::vector<uint64_t> extents;
+    ts_.expect(Tok::LBracket);
+    do {
+      const Token& e = ts_.peek();
+      if (e.kind != Tok::Int || e.suffix) ts_.fail_expected("extent");
+      ts_.next();
+      extents.push_back(e.int_value);
+    } while (ts_.accept(Tok::Comma));
+    ts_.expect(Tok::RBracket);
+    bool positive = std::count(extents.begin(), extents.end(), uint64_t(0)) == 0;  // else make() reports it
+    auto too_large =
+        positive ? size_error("buffer '" + name.text + "'", element_count(extents), dt) : std::nullopt;
+    if (too_large) ts_.fail(name.span, std::move(*too_large));
+    std::vector<int64_t> shape;
+    for (uint64_t e : extents) shape.push_back(static_cast<int64_t>(std::min<uint64_t>(e, INT64_MAX)));
+    std::string scope = "global";
+    if (!scope_word.empty()) {
+      expect_word(scope_word.c_str());
+      scope = ts_.expect(Tok::String, "scope string").text;
+    }
+    return checked(name.span, [&] { return BufferNode::make(name.text, dt, shape, scope, name.span); });
+  }
+
+  // The extent of loop `var` starting at `min`. A literal one must fit in i32, and so must the
+  // loop's end, min + extent, when min is a literal too: generated code computes it in i32.
+  Expr loop_extent(const Token& var, const Expr& min) {
+    AstPtr a = parse_expr(ts_, Dialect::Tir);
+    if (a->kind == Ast::Kind::Literal && !a->is_float && !a->negative && a->magnitude > kMaxSize)
+      ts_.fail(a->span, "loop extent " + std::to_string(a->magnitude) + " is more than the limit of " +
+                            std::to_string(kMaxSize));
+    Expr extent = el_.build(*a, DataType::i32());
+    const auto* lo = min.as<IntImm>();
+    const auto* n = extent.as<IntImm>();
+    if (lo && n && min.dtype() == DataType::i32() && extent.dtype() == DataType::i32() &&
+        lo->value + n->value > static_cast<int64_t>(kMaxSize))
+      ts_.fail(a->start, "loop '" + var.text + "' ends at " + std::to_string(lo->value + n->value) +
+                             " (min + extent), more than the limit of " + std::to_string(kMaxSize));
+    return extent;
+  }
+
+  void params(std::vector<Buffer>& out) {
+    ts_.expect(Tok::LParen);
+    if (ts_.accept(Tok::RParen)) return;
+    do {
+      Span at = ts_.peek().span;
+      Buffer b = buffer_decl("");
+      for (const auto& [n, other] : scopes_.buffers)
+        if (n == b->name) ts_.fail(at, "duplicate parameter '" + n + "'");
+      scopes_.add(b);
+      out.push_back(b);
+    } while (ts_.accept(Tok::Comma));
+    ts_.expect(Tok::RParen);
+  }
+
+  PrimFunc func() {
+    ts_.next();
+    PrimFunc f;
+    const Token& name = ts_.expect(Tok::Ident, "function name");
+    f.name = name.text;
+    f.span = name.span;
+    params(f.inputs);
+    ts_.expect(Tok::Arrow);
+    params(f.outputs);
+    ts_.expect(Tok::LBrace);
+    f.body = block();
+    return f;
+  }
+
+  void nest(Span at, int n) {
+    nesting_ += n;
+    if (nesting_ > kMaxStmtNesting) ts_.fail(at, "statements are too deeply nested");
+  }
+
+  // The statements after a '{', through the closing '}'; null if there are none.
+  Stmt block() {
+    Span open = ts_.peek().span;
+    nest(open, 1);
+    Scopes::Mark mark = scopes_.mark();
+    std::vector<Item> items;
+    int scoped = 0;
+    for (;;) {
+      if (ts_.accept(Tok::RBrace)) break;
+      if (ts_.at(Tok::End)) ts_.fail_expected("'}'");
+      if (ts_.accept(Tok::Semi)) continue;
+      items.push_back(statement());
+      if (items.back().kind != ItemKind::Stmt) {
+        ++scoped;
+        nest(items.back().span, 1);
+      }
+    }
+    scopes_.restore(mark);
+    nesting_ -= 1 + scoped;
+    std::vector<Stmt> rest;  // statements after the current item, reversed
+    for (auto it = items.rbegin(); it != items.rend(); ++it) {
+      if (it->kind == ItemKind::Stmt) {
+        rest.push_back(it->stmt);
+        continue;
+      }
+      if (rest.empty())
+        ts_.fail(it->span, std::string(it->kind == ItemKind::Let ? "let" : "decl_buffer") +
+                               " must be followed by statements in its block");
+      std::reverse(rest.begin(), rest.end());
+      Stmt body = Seq::make(rest);
+      Stmt s = it->kind == ItemKind::Let
+                   ? checked(it->span, [&] { return LetStmt::make(it->var, it->value, body, it->span); })
+                   : checked(it->span, [&] { return DeclBuffer::make(it->buffer, body, it->span); });
+      rest = {s};
+    }
+    if (rest.empty()) return Stmt();
+    std::reverse(rest.begin(), rest.end());
+    return Seq::make(rest, open);
+  }
+
+  Stmt nonempty_block(Span at) {
+    ts_.expect(Tok::LBrace);
+    Stmt s = block();
+    if (!s) ts_.fail(at, "empty block");
+    return s;
+  }
+
+  // Does `NAME[ ... ]` at the cursor start a store (followed by '=')?
+  bool at_store() const {
+    int depth = 0;
+    for (size_t k = 1;; ++k) {
+      Tok t = ts_.peek(k).kind;
+      if (t == Tok::End) return false;
+      if (t == Tok::LBracket || t == Tok::LParen) ++depth;
+      if (t == Tok::RBracket || t == Tok::RParen) --depth;
+      if (depth == 0) return ts_.peek(k + 1).kind == Tok::Assign;
+    }
+  }
+
+  Item statement() {
+    const Token& t = ts_.peek();
+    Item item;
+    item.span = t.span;
+    bool keyword = t.kind == Tok::Ident && ts_.peek(1).kind != Tok::LBracket;
+    if (keyword && t.text == "let") {
+      ts_.next();
+      const Token& name = ts_.expect(Tok::Ident, "variable name");
+      ts_.expect(Tok::Colon);
+      DataType dt = dtype();
+      ts_.expect(Tok::Assign);
+      item.value = expr(dt);
+      if (item.value.dtype() != dt)
+        ts_.fail(t.span, "let " + name.text + " has type " + dt.str() + " but its value has type " +
+                             item.value.dtype().str());
+      item.var = VarNode::make(name.text, dt, name.span);
+      item.kind = ItemKind::Let;
+      scopes_.vars.emplace_back(name.text, item.var);
+      return item;
+    }
+    if (keyword && t.text == "decl_buffer") {
+      ts_.next();
+      const Token& name = ts_.peek();
+      Buffer proto = buffer_decl("scope");
+      VarRef data = el_.find_var(name.text, name.span);
+      if (!data->dtype.is_handle())
+        ts_.fail(name.span, "decl_buffer " + name.text + " needs a handle variable, but it has dtype " +
+                                data->dtype.str());
+      item.buffer = checked(name.span, [&] {
+        return BufferNode::make_with_data(data, proto->dtype, proto->shape, proto->scope, name.span);
+      });
+      item.kind = ItemKind::Decl;
+      scopes_.buffers.emplace_back(name.text, item.buffer);
+      return item;
+    }
+    if (keyword && t.text == "allocate") {
+      ts_.next();
+      Buffer b = buffer_decl("scope");
+      Scopes::Mark mark = scopes_.mark();
+      scopes_.add(b);
+      Stmt body = nonempty_block(t.span);
+      scopes_.restore(mark);
+      item.stmt = checked(t.span, [&] { return Allocate::make(b, body, t.span); });
+      return item;
+    }
+    if (keyword && t.text == "for") {
+      ts_.next();
+      const Token& name = ts_.expect(Tok::Ident, "loop variable");
+      expect_word("in");
+      const Token& kind = ts_.expect(Tok::Ident, "loop kind");
+      std::optional<ForKind> fk;
+      for (ForKind k : {ForKind::Serial, ForKind::Vectorized, ForKind::Unrolled, ForKind::Parallel})
+        if (kind.text == for_kind_name(k)) fk = k;
+      if (!fk) ts_.fail(kind.span, "unknown loop kind '" + kind.text + "'");
+      ts_.expect(Tok::LParen);
+      Expr min = expr(DataType::i32());
+      ts_.expect(Tok::Comma);
+      Expr extent = loop_extent(name, min);
+      ts_.expect(Tok::RParen);
+      VarRef v = VarNode::make(name.text, DataType::i32(), name.span);
+      Scopes::Mark mark = scopes_.mark();
+      scopes_.vars.emplace_back(name.text, v);
+      Stmt body = nonempty_block(t.span);
+      scopes_.restore(mark);
+      item.stmt = checked(t.span, [&] { return For::make(v, min, extent, *fk, body, t.span); });
+      return item;
+    }
+    if (keyword && t.text == "if") {
+      ts_.next();
+      Expr cond = expr();
+      Stmt then_case = nonempty_block(t.span);
+      Stmt else_case;
+      if (ts_.at_word("else")) {
+        ts_.next();
+        ts_.expect(Tok::LBrace);
+        else_case = block();
+      }
+      item.stmt = checked(t.span, [&] { return IfThenElse::make(cond, then_case, else_case, t.span); });
+      return item;
+    }
+    if (t.kind == Tok::LBrace) {
+      item.stmt = nonempty_block(t.span);
+      return item;
+    }
+    if (t.kind == Tok::Ident && ts_.peek(1).kind == Tok::LBracket && at_store()) {
+      ts_.next();
+      Buffer b = el_.find_buffer(t.text, t.span);
+      ts_.expect(Tok::LBracket);
+      std::vector<Expr> indices;
+      do {
+        indices.push_back(expr());
+      } while (ts_.accept(Tok::Comma));
+      ts_.expect(Tok::RBracket);
+      ts_.expect(Tok::Assign);
+      Expr value = expr(b->dtype);
+      item.stmt = checked(t.span, [&] { return Store::make(b, indices, value, t.span); });
+      return item;
+    }
+    Expr e = expr();
+    item.stmt = checked(t.span, [&] { return Evaluate::make(e, t.span); });
+    return item;
+  }
+
+  TokenStream& ts_;
+  ErrorLog& log_;
+  Scopes scopes_;
+  TirElaborator el_;
+  int nesting_ = 0;
+};
+
+}  // namespace
+
+std::optional<Module> parse_tir(const SourceFile& source, Diagnostics& diag) {
+  return run_parser(source, diag, [&](ErrorLog& log) {
+    TokenStream ts(lex(source.text), log);
+    return TirParser(ts, log).module();
+  });
+}
+
+bool looks_like_tir(const std::string& text) {
+  Token t = Lexer(text).next();
+  return t.kind == Tok::Ident && t.text == "prim_func";
+}
+
+}  // namespace dspc

@@ -1,0 +1,15 @@
+// Reading and writing NumPy .npy files (format 1.0/2.0, little-endian, C order).
+#pragma once
+
+#include <string>
+
+#include "compiler/interp/Interpreter.h"
+
+namespace dspc {
+
+bool read_npy(const std::string& path, Tensor& out, std::string& error);
+bool write_npy(const std::string& path, const Tensor& t, std::string& error);
+// A readable rendering for `dspc run` without --output (numpy-like, summarised when large).
+std::string format_tensor(const std::string& name, const Tensor& t);
+
+}  // namespace dspc

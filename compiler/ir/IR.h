@@ -1,0 +1,412 @@
+// The IR: expressions, statements, buffers, functions and the pre-lowering tensor program.
+//
+// Nodes are immutable and reference counted. Build them only through the `make()`
+// functions, which check types and throw `IRError` on a mismatch (the frontend checks
+// first and reports user errors with locations; an IRError escaping a pass is a bug).
+// Handles (`Expr`, `Stmt`) give typed access with `as<T>()` over the kind enum.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/DataType.h"
+#include "compiler/ir/SourceLocation.h"
+
+namespace dspc {
+
+// Thrown by make() on ill-typed construction.
+class IRError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The one list of node kinds; it drives the kind enum, the visitor, the mutator and the printer.
+#define DSPC_EXPR_NODES(X) \
+  X(IntImm)                \
+  X(FloatImm)              \
+  X(Var)                   \
+  X(Cast)                  \
+  X(Binary)                \
+  X(Unary)                 \
+  X(Select)                \
+  X(Load)                  \
+  X(Call)                  \
+  X(Reduce)                \
+  X(Ramp)                  \
+  X(Broadcast)
+
+#define DSPC_STMT_NODES(X) \
+  X(LetStmt)               \
+  X(For)                   \
+  X(IfThenElse)            \
+  X(Allocate)              \
+  X(DeclBuffer)            \
+  X(Store)                 \
+  X(Evaluate)              \
+  X(Seq)
+
+enum class NodeKind : uint8_t {
+#define DSPC_KIND(N) N,
+  DSPC_EXPR_NODES(DSPC_KIND) DSPC_STMT_NODES(DSPC_KIND)
+#undef DSPC_KIND
+};
+
+const char* node_kind_name(NodeKind k);
+
+struct Node {
+  NodeKind kind;
+  Span span;
+  explicit Node(NodeKind k, Span s) : kind(k), span(s) {}
+  virtual ~Node() = default;
+};
+
+struct ExprNode : Node {
+  DataType dtype;
+  ExprNode(NodeKind k, DataType t, Span s) : Node(k, s), dtype(t) {}
+};
+
+struct StmtNode : Node {
+  using Node::Node;
+};
+
+// Shared handle with kind-checked downcasts.
+template <class Base>
+class Handle {
+ public:
+  Handle() = default;
+  // Implicit from a pointer to any node type derived from Base (const or not), by design.
+  template <class T, class = std::enable_if_t<std::is_base_of_v<Base, std::remove_const_t<T>>>>
+  Handle(std::shared_ptr<T> p) : p_(std::move(p)) {}  // NOLINT
+
+  const Base* get() const { return p_.get(); }
+  const Base* operator->() const { return p_.get(); }
+  const Base& operator*() const { return *p_; }
+  explicit operator bool() const { return p_ != nullptr; }
+  bool same_as(const Handle& o) const { return p_ == o.p_; }
+  NodeKind kind() const { return p_->kind; }
+
+  template <class T>
+  const T* as() const {
+    return p_ && p_->kind == T::kKind ? static_cast<const T*>(p_.get()) : nullptr;
+  }
+  const std::shared_ptr<const Base>& ptr() const { return p_; }
+
+ private:
+  std::shared_ptr<const Base> p_;
+};
+
+class Expr : public Handle<ExprNode> {
+ public:
+  using Handle::Handle;
+  DataType dtype() const { return get()->dtype; }
+};
+using Stmt = Handle<StmtNode>;
+
+// ---------------------------------------------------------------- buffers
+
+struct VarNode;
+using VarRef = std::shared_ptr<const VarNode>;
+
+// A dense row-major buffer: name, element dtype, constant shape, storage scope, and the
+// handle variable holding its address. Shared by reference: identity is the pointer.
+struct BufferNode {
+  std::string name;
+  DataType dtype;
+  std::vector<int64_t> shape;
+  std::string scope;  // "global" or "local.vtcm" ("local" for compiler temporaries)
+  VarRef data;        // a handle Var named like the buffer
+  Span span;
+
+  int64_t num_elements() const;
+  int64_t size_bytes() const { return num_elements() * dtype.bytes(); }
+
+  // Makes a buffer and its data variable. Shape extents must be positive.
+  static std::shared_ptr<const BufferNode> make(std::string name, DataType dtype,
+                                                std::vector<int64_t> shape,
+                                                std::string scope = "global", Span span = {});
+  // A buffer over an existing handle variable (after lowering).
+  static std::shared_ptr<const BufferNode> make_with_data(VarRef data, DataType dtype,
+                                                          std::vector<int64_t> shape,
+                                                          std::string scope, Span span = {});
+};
+using Buffer = std::shared_ptr<const BufferNode>;
+
+bool is_valid_scope(const std::string& scope);     // "global", "local", "local.vtcm", "global.vtcm"
+std::string canonical_scope(const std::string& s);  // maps "global.vtcm" to "local.vtcm"
+
+// ---------------------------------------------------------------- expressions
+
+struct IntImm : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::IntImm;
+  int64_t value;  // already wrapped to dtype (u64 stored as its bit pattern)
+  IntImm(DataType t, int64_t v, Span s) : ExprNode(kKind, t, s), value(v) {}
+  static Expr make(DataType t, int64_t v, Span s = {});
+};
+
+struct FloatImm : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::FloatImm;
+  double value;
+  FloatImm(DataType t, double v, Span s) : ExprNode(kKind, t, s), value(v) {}
+  static Expr make(DataType t, double v, Span s = {});
+};
+
+// A variable: loop index, let binding, reduction axis, or buffer data handle.
+// Identity is the node's address; the name is for printing.
+struct VarNode : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Var;
+  std::string name;
+  VarNode(DataType t, std::string n, Span s) : ExprNode(kKind, t, s), name(std::move(n)) {}
+  static VarRef make(std::string name, DataType t = DataType::i32(), Span s = {});
+};
+using Var = VarNode;
+
+struct Cast : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Cast;
+  Expr value;
+  Cast(DataType t, Expr v, Span s) : ExprNode(kKind, t, s), value(std::move(v)) {}
+  static Expr make(DataType t, Expr v, Span s = {});
+};
+
+// Binary operators. Div/Mod are floor division and modulo for signed integers (x/0 == 0 and
+// x%0 == 0, as in Halide); comparisons and logical ops give bool; shifts are arithmetic for
+// signed types, and an amount outside [0, bits) shifts everything out (0, or -1 for a
+// negative signed value shifted right).
+#define DSPC_BINARY_OPS(X)                                                                 \
+  X(Add, "+") X(Sub, "-") X(Mul, "*") X(Div, "/") X(Mod, "%") X(Min, "min") X(Max, "max") \
+  X(BitAnd, "&") X(BitOr, "|") X(BitXor, "^") X(Shl, "<<") X(Shr, ">>") X(EQ, "==")        \
+  X(NE, "!=") X(LT, "<") X(LE, "<=") X(GT, ">") X(GE, ">=") X(And, "&&") X(Or, "||")
+
+enum class BinaryOp : uint8_t {
+#define DSPC_OP(N, S) N,
+  DSPC_BINARY_OPS(DSPC_OP)
+#undef DSPC_OP
+};
+const char* binary_op_symbol(BinaryOp op);
+bool is_comparison(BinaryOp op);
+bool is_logical(BinaryOp op);  // And, Or
+
+struct Binary : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Binary;
+  BinaryOp op;
+  Expr a, b;
+  Binary(DataType t, BinaryOp o, Expr x, Expr y, Span s)
+      : ExprNode(kKind, t, s), op(o), a(std::move(x)), b(std::move(y)) {}
+  static Expr make(BinaryOp op, Expr a, Expr b, Span s = {});
+};
+
+enum class UnaryOp : uint8_t { Neg, Not, BitNot, Abs };
+const char* unary_op_symbol(UnaryOp op);  // "-", "!", "~", "abs"
+
+struct Unary : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Unary;
+  UnaryOp op;
+  Expr value;
+  Unary(DataType t, UnaryOp o, Expr v, Span s) : ExprNode(kKind, t, s), op(o), value(std::move(v)) {}
+  static Expr make(UnaryOp op, Expr v, Span s = {});
+};
+
+struct Select : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Select;
+  Expr cond, t, f;
+  Select(DataType dt, Expr c, Expr a, Expr b, Span s)
+      : ExprNode(kKind, dt, s), cond(std::move(c)), t(std::move(a)), f(std::move(b)) {}
+  static Expr make(Expr cond, Expr t, Expr f, Span s = {});
+};
+
+// Reads buffer[indices...]; one index per dimension (one after flatten-buffers).
+// A vector load has a Ramp index and dtype with lanes.
+struct Load : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Load;
+  Buffer buffer;
+  std::vector<Expr> indices;
+  Load(DataType t, Buffer b, std::vector<Expr> i, Span s)
+      : ExprNode(kKind, t, s), buffer(std::move(b)), indices(std::move(i)) {}
+  static Expr make(Buffer buffer, std::vector<Expr> indices, Span s = {});
+};
+
+// Calls. Extern: a C function from runtime-support named in compiler/Externs.h.
+// Intrinsic: compiler built-ins ("isnullptr", "throw_last_error").
+enum class CallKind : uint8_t { Extern, Intrinsic };
+
+struct Call : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Call;
+  CallKind call_kind;
+  std::string name;
+  std::vector<Expr> args;
+  Call(DataType t, CallKind k, std::string n, std::vector<Expr> a, Span s)
+      : ExprNode(kKind, t, s), call_kind(k), name(std::move(n)), args(std::move(a)) {}
+  // Checks the callee exists (extern table or intrinsic list) and the argument dtypes.
+  static Expr make(CallKind kind, std::string name, std::vector<Expr> args, Span s = {});
+};
+
+// A reduction over one or more axes; exists only before schedule-ops.
+enum class ReduceOp : uint8_t { Sum, Min, Max };
+const char* reduce_op_name(ReduceOp op);
+
+struct ReduceAxis {
+  VarRef var;
+  int64_t extent;
+};
+
+struct Reduce : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Reduce;
+  ReduceOp op;
+  Expr source;
+  std::vector<ReduceAxis> axes;
+  Reduce(DataType t, ReduceOp o, Expr src, std::vector<ReduceAxis> ax, Span s)
+      : ExprNode(kKind, t, s), op(o), source(std::move(src)), axes(std::move(ax)) {}
+  static Expr make(ReduceOp op, Expr source, std::vector<ReduceAxis> axes, Span s = {});
+};
+
+// base, base+stride, ... (lanes values); base and stride are scalar integers.
+struct Ramp : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Ramp;
+  Expr base, stride;
+  int lanes;
+  Ramp(DataType t, Expr b, Expr st, int l, Span s)
+      : ExprNode(kKind, t, s), base(std::move(b)), stride(std::move(st)), lanes(l) {}
+  static Expr make(Expr base, Expr stride, int lanes, Span s = {});
+};
+
+struct Broadcast : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Broadcast;
+  Expr value;
+  int lanes;
+  Broadcast(DataType t, Expr v, int l, Span s) : ExprNode(kKind, t, s), value(std::move(v)), lanes(l) {}
+  static Expr make(Expr value, int lanes, Span s = {});
+};
+
+// ---------------------------------------------------------------- statements
+
+// let var = value; body   (var is in scope in body only)
+struct LetStmt : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::LetStmt;
+  VarRef var;
+  Expr value;
+  Stmt body;
+  LetStmt(VarRef v, Expr e, Stmt b, Span s)
+      : StmtNode(kKind, s), var(std::move(v)), value(std::move(e)), body(std::move(b)) {}
+  static Stmt make(VarRef var, Expr value, Stmt body, Span s = {});
+};
+
+enum class ForKind : uint8_t { Serial, Vectorized, Unrolled, Parallel };
+const char* for_kind_name(ForKind k);  // "range", "vectorized", "unrolled", "parallel"
+
+struct For : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::For;
+  VarRef var;
+  Expr min, extent;  // i32
+  ForKind for_kind;
+  Stmt body;
+  For(VarRef v, Expr m, Expr e, ForKind k, Stmt b, Span s)
+      : StmtNode(kKind, s), var(std::move(v)), min(std::move(m)), extent(std::move(e)),
+        for_kind(k), body(std::move(b)) {}
+  static Stmt make(VarRef var, Expr min, Expr extent, ForKind kind, Stmt body, Span s = {});
+};
+
+struct IfThenElse : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::IfThenElse;
+  Expr cond;
+  Stmt then_case, else_case;  // else_case may be null
+  IfThenElse(Expr c, Stmt t, Stmt e, Span s)
+      : StmtNode(kKind, s), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+  static Stmt make(Expr cond, Stmt then_case, Stmt else_case = {}, Span s = {});
+};
+
+// Allocates `buffer` (with its scope) for the duration of body. The span points at the
+// stage that asked for it, so later diagnostics can name it.
+struct Allocate : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Allocate;
+  Buffer buffer;
+  Stmt body;
+  Allocate(Buffer b, Stmt bd, Span s) : StmtNode(kKind, s), buffer(std::move(b)), body(std::move(bd)) {}
+  static Stmt make(Buffer buffer, Stmt body, Span s = {});
+};
+
+// Declares that the handle variable buffer->data (already bound) addresses `buffer` in body.
+struct DeclBuffer : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::DeclBuffer;
+  Buffer buffer;
+  Stmt body;
+  DeclBuffer(Buffer b, Stmt bd, Span s) : StmtNode(kKind, s), buffer(std::move(b)), body(std::move(bd)) {}
+  static Stmt make(Buffer buffer, Stmt body, Span s = {});
+};
+
+struct Store : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Store;
+  Buffer buffer;
+  std::vector<Expr> indices;
+  Expr value;
+  Store(Buffer b, std::vector<Expr> i, Expr v, Span s)
+      : StmtNode(kKind, s), buffer(std::move(b)), indices(std::move(i)), value(std::move(v)) {}
+  static Stmt make(Buffer buffer, std::vector<Expr> indices, Expr value, Span s = {});
+};
+
+struct Evaluate : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Evaluate;
+  Expr value;
+  Evaluate(Expr v, Span s) : StmtNode(kKind, s), value(std::move(v)) {}
+  static Stmt make(Expr value, Span s = {});
+};
+
+struct Seq : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Seq;
+  std::vector<Stmt> stmts;
+  Seq(std::vector<Stmt> v, Span s) : StmtNode(kKind, s), stmts(std::move(v)) {}
+  // Flattens nested Seqs; a single statement is returned as is.
+  static Stmt make(std::vector<Stmt> stmts, Span s = {});
+};
+
+// ---------------------------------------------------------------- functions
+
+// A lowered function. Inputs then outputs are its buffer parameters; the generated C function
+// takes them in that order as pointers and returns int32 (0 on success).
+struct PrimFunc {
+  std::string name;
+  std::vector<Buffer> inputs;
+  std::vector<Buffer> outputs;
+  Stmt body;
+  Span span;
+};
+
+struct Module {
+  std::vector<PrimFunc> funcs;
+};
+
+// ---------------------------------------------------------------- tensor program (pre-TIR)
+
+// One stage: out[index_vars...] = body. The index vars' extents are out->shape.
+struct Stage {
+  Buffer out;  // scope set by the schedule
+  std::vector<VarRef> index_vars;
+  Expr body;   // may contain Reduce; reads params and earlier stages through Load
+  bool is_result = false;
+  Span span;
+};
+
+struct TensorFunc {
+  std::string name;
+  std::vector<Buffer> inputs;
+  std::vector<Buffer> outputs;
+  std::vector<Stage> stages;
+  Span span;
+};
+
+struct TensorProgram {
+  std::vector<TensorFunc> funcs;
+};
+
+// ---------------------------------------------------------------- helpers
+
+Expr make_const(DataType t, int64_t v, Span s = {});
+inline Expr make_i32(int64_t v) { return IntImm::make(DataType::i32(), v); }
+inline Expr var_expr(const VarRef& v) { return Expr(std::shared_ptr<const ExprNode>(v)); }
+// Constant value of an IntImm, or nullopt.
+const IntImm* as_int(const Expr& e);
+
+}  // namespace dspc

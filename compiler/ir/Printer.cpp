@@ -1,0 +1,252 @@
+#include "compiler/ir/Printer.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace dspc {
+
+namespace {
+
+// Binding strength, C-like; atoms and calls bind tightest.
+int precedence(const Expr& e) {
+  if (const auto* b = e.as<Binary>()) {
+    switch (b->op) {
+      case BinaryOp::Or: return 1;
+      case BinaryOp::And: return 2;
+      case BinaryOp::BitOr: return 3;
+      case BinaryOp::BitXor: return 4;
+      case BinaryOp::BitAnd: return 5;
+      case BinaryOp::EQ:
+      case BinaryOp::NE: return 6;
+      case BinaryOp::LT:
+      case BinaryOp::LE:
+      case BinaryOp::GT:
+      case BinaryOp::GE: return 7;
+      case BinaryOp::Shl:
+      case BinaryOp::Shr: return 8;
+      case BinaryOp::Add:
+      case BinaryOp::Sub: return 9;
+      case BinaryOp::Mul:
+      case BinaryOp::Div:
+      case BinaryOp::Mod: return 10;
+      case BinaryOp::Min:
+      case BinaryOp::Max: return 12;
+    }
+  }
+  if (const auto* u = e.as<Unary>()) return u->op == UnaryOp::Abs ? 12 : 11;
+  if (const auto* i = e.as<IntImm>()) return i->value < 0 ? 11 : 12;
+  if (const auto* f = e.as<FloatImm>()) return std::signbit(f->value) ? 11 : 12;
+  return 12;
+}
+
+std::string int_literal(const IntImm* op) {
+  if (op->dtype.is_bool()) return op->value ? "true" : "false";
+  std::string digits = op->dtype.is_uint() ? std::to_string(static_cast<uint64_t>(op->value))
+                                            : std::to_string(op->value);
+  if (op->dtype == DataType::i32()) return digits;
+  return digits + op->dtype.str();
+}
+
+std::string float_literal(const FloatImm* op) {
+  std::string s;
+  if (std::isnan(op->value)) {
+    s = "nan";
+  } else if (std::isinf(op->value)) {
+    s = op->value < 0 ? "-inf" : "inf";
+  } else {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", op->value);
+    s = buf;
+    if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  }
+  return s + op->dtype.str();
+}
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string buffer_decl(const Buffer& b) { return b->name + ": " + b->dtype.str() + shape_str(b->shape); }
+
+std::string join_exprs(const std::vector<Expr>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + print_expr(v[i]);
+  return s;
+}
+
+// Shifts and bitwise operators bind loosely in C-like precedence, which few readers remember:
+// their binary operands always get parentheses.
+bool is_bitwise_level(int p) { return (p >= 3 && p <= 5) || p == 8; }
+
+std::string operand(const Expr& e, int parent, bool right) {
+  int p = precedence(e);
+  std::string s = print_expr(e);
+  bool binary = e.as<Binary>() && p < 12;
+  if (p < parent || (right && p == parent) || (binary && is_bitwise_level(parent) && p != parent))
+    return "(" + s + ")";
+  return s;
+}
+
+class StmtPrinter {
+ public:
+  std::string out;
+
+  void line(int indent, const std::string& text) {
+    out.append(static_cast<size_t>(indent) * 2, ' ');
+    out += text;
+    out += '\n';
+  }
+
+  // Prints the statements of a block; a let or decl_buffer scopes the rest of its block,
+  // so one that is not last in a sequence gets a block of its own.
+  void block(const Stmt& s, int indent) {
+    if (const auto* seq = s.as<Seq>()) {
+      for (size_t i = 0; i < seq->stmts.size(); ++i) {
+        const Stmt& st = seq->stmts[i];
+        bool scoped = st.as<LetStmt>() || st.as<DeclBuffer>();
+        if (scoped && i + 1 < seq->stmts.size()) {
+          line(indent, "{");
+          block(st, indent + 1);
+          line(indent, "}");
+        } else {
+          stmt(st, indent);
+        }
+      }
+      return;
+    }
+    stmt(s, indent);
+  }
+
+  void stmt(const Stmt& s, int indent) {
+    if (const auto* op = s.as<LetStmt>()) {
+      line(indent, "let " + op->var->name + ": " + op->var->dtype.str() + " = " + print_expr(op->value));
+      block(op->body, indent);
+    } else if (const auto* op = s.as<DeclBuffer>()) {
+      line(indent, "decl_buffer " + buffer_decl(op->buffer) + " scope \"" + op->buffer->scope + "\"");
+      block(op->body, indent);
+    } else if (const auto* op = s.as<For>()) {
+      line(indent, "for " + op->var->name + " in " + for_kind_name(op->for_kind) + "(" +
+                       print_expr(op->min) + ", " + print_expr(op->extent) + ") {");
+      block(op->body, indent + 1);
+      line(indent, "}");
+    } else if (const auto* op = s.as<IfThenElse>()) {
+      line(indent, "if " + print_expr(op->cond) + " {");
+      block(op->then_case, indent + 1);
+      if (op->else_case) {
+        line(indent, "} else {");
+        block(op->else_case, indent + 1);
+      }
+      line(indent, "}");
+    } else if (const auto* op = s.as<Allocate>()) {
+      line(indent, "allocate " + buffer_decl(op->buffer) + " scope \"" + op->buffer->scope + "\" {");
+      block(op->body, indent + 1);
+      line(indent, "}");
+    } else if (const auto* op = s.as<Store>()) {
+      line(indent, op->buffer->name + "[" + join_exprs(op->indices) + "] = " + print_expr(op->value));
+    } else if (const auto* op = s.as<Evaluate>()) {
+      line(indent, print_expr(op->value));
+    } else if (s.as<Seq>()) {
+      line(indent, "{");
+      block(s, indent + 1);
+      line(indent, "}");
+    }
+  }
+};
+
+std::string signature(const std::string& name, const std::vector<Buffer>& in, const std::vector<Buffer>& out) {
+  std::string s = name + "(";
+  for (size_t i = 0; i < in.size(); ++i) s += (i ? ", " : "") + buffer_decl(in[i]);
+  s += ") -> (";
+  for (size_t i = 0; i < out.size(); ++i) s += (i ? ", " : "") + buffer_decl(out[i]);
+  return s + ")";
+}
+
+}  // namespace
+
+std::string print_expr(const Expr& e) {
+  if (!e) return "<null>";
+  if (const auto* op = e.as<IntImm>()) return int_literal(op);
+  if (const auto* op = e.as<FloatImm>()) return float_literal(op);
+  if (const auto* op = e.as<Var>()) return op->name;
+  if (const auto* op = e.as<Cast>()) return op->dtype.str() + "(" + print_expr(op->value) + ")";
+  if (const auto* op = e.as<Binary>()) {
+    if (op->op == BinaryOp::Min || op->op == BinaryOp::Max)
+      return std::string(binary_op_symbol(op->op)) + "(" + print_expr(op->a) + ", " + print_expr(op->b) + ")";
+    int p = precedence(e);
+    return operand(op->a, p, false) + " " + binary_op_symbol(op->op) + " " + operand(op->b, p, true);
+  }
+  if (const auto* op = e.as<Unary>()) {
+    if (op->op == UnaryOp::Abs) return "abs(" + print_expr(op->value) + ")";
+    return std::string(unary_op_symbol(op->op)) + operand(op->value, 11, true);
+  }
+  if (const auto* op = e.as<Select>())
+    return "select(" + print_expr(op->cond) + ", " + print_expr(op->t) + ", " + print_expr(op->f) + ")";
+  if (const auto* op = e.as<Load>()) return op->buffer->name + "[" + join_exprs(op->indices) + "]";
+  if (const auto* op = e.as<Call>()) {
+    if (op->call_kind == CallKind::Extern)
+      return "call_extern(\"" + op->name + "\"" + (op->args.empty() ? "" : ", ") + join_exprs(op->args) + ")";
+    return op->name + "(" + join_exprs(op->args) + ")";
+  }
+  if (const auto* op = e.as<Reduce>()) {
+    std::string s = std::string(reduce_op_name(op->op)) + "(" + print_expr(op->source);
+    for (const auto& a : op->axes) s += ", " + a.var->name + ": " + std::to_string(a.extent);
+    return s + ")";
+  }
+  if (const auto* op = e.as<Ramp>())
+    return "ramp(" + print_expr(op->base) + ", " + print_expr(op->stride) + ", " + std::to_string(op->lanes) + ")";
+  if (const auto* op = e.as<Broadcast>())
+    return "broadcast(" + print_expr(op->value) + ", " + std::to_string(op->lanes) + ")";
+  return "<?>";
+}
+
+std::string print_stmt(const Stmt& s, int indent) {
+  StmtPrinter p;
+  p.block(s, indent);
+  return p.out;
+}
+
+std::string print_func(const PrimFunc& f) {
+  StmtPrinter p;
+  p.line(0, "prim_func " + signature(f.name, f.inputs, f.outputs) + " {");
+  p.block(f.body, 1);
+  p.line(0, "}");
+  return p.out;
+}
+
+std::string print_module(const Module& m) {
+  std::string s;
+  for (size_t i = 0; i < m.funcs.size(); ++i) s += (i ? "\n" : "") + print_func(m.funcs[i]);
+  return s;
+}
+
+std::string print_tensor_program(const TensorProgram& p) {
+  std::ostringstream os;
+  for (size_t fi = 0; fi < p.funcs.size(); ++fi) {
+    const auto& f = p.funcs[fi];
+    if (fi) os << "\n";
+    os << "func " << signature(f.name, f.inputs, f.outputs) << " {\n";
+    for (const auto& st : f.stages) {
+      os << "  " << st.out->name << "[";
+      for (size_t i = 0; i < st.index_vars.size(); ++i) {
+        os << (i ? ", " : "") << st.index_vars[i]->name;
+        if (!st.is_result) os << ": " << st.out->shape[i];
+      }
+      os << "] = " << print_expr(st.body) << "\n";
+    }
+    bool any = false;
+    for (const auto& st : f.stages) {
+      if (st.out->scope == "global") continue;
+      if (!any) os << "  schedule {\n";
+      any = true;
+      os << "    " << st.out->name << ".set_scope(\"" << st.out->scope << "\")\n";
+    }
+    if (any) os << "  }\n";
+    os << "}\n";
+  }
+  return os.str();
+}
+
+}  // namespace dspc

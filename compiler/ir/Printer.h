@@ -1,0 +1,29 @@
+// Prints TIR as text that the TIR parser reads back to an equal function.
+//
+// Format (see README "TIR"):
+//   prim_func NAME(A: i8[2048], ...) -> (C: i8[2048]) {
+//     allocate T: i16[4, 8] scope "local.vtcm" { ... }
+//     for i in range(0, 2048) { ... }          (range | vectorized | unrolled | parallel)
+//     let x: handle = call_extern("HexagonBackendAllocateVTCM", 2048, 2048)   (scopes the rest of the block)
+//     decl_buffer x: i8[2048] scope "local.vtcm"                             (likewise)
+//     if cond { ... } else { ... }
+//     C[i, j] = expr
+//     throw_last_error()
+//   }
+// Literals: i32 bare (5), others with a suffix (5i8, 200u8, 1.5f32), bool true/false.
+#pragma once
+
+#include <string>
+
+#include "compiler/ir/IR.h"
+
+namespace dspc {
+
+std::string print_expr(const Expr& e);
+std::string print_stmt(const Stmt& s, int indent = 0);
+std::string print_func(const PrimFunc& f);
+std::string print_module(const Module& m);
+// The tensor program before schedule-ops, in .dsp syntax (for debugging and --emit=stages).
+std::string print_tensor_program(const TensorProgram& p);
+
+}  // namespace dspc

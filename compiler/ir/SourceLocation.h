@@ -1,0 +1,16 @@
+// A position in a source file. Kept apart from IR.h so that the lexer and the diagnostics,
+// which only need locations, do not pull in the whole IR.
+#pragma once
+
+#include <cstdint>
+
+namespace dspc {
+
+// A position in a source file (1-based); line 0 means "no location".
+struct Span {
+  uint32_t line = 0;
+  uint32_t col = 0;
+  bool valid() const { return line != 0; }
+};
+
+}  // namespace dspc

@@ -1,0 +1,320 @@
+#include "driver/Driver.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "codegen/Codegen.h"
+#include "driver/Compile.h"
+#include "driver/Lower.h"
+#include "compiler/ir/Printer.h"
+
+#ifndef DSPC_RUNTIME_DIR
+#define DSPC_RUNTIME_DIR ""
+#endif
+#ifndef DSPC_QEMU
+#define DSPC_QEMU "qemu-hexagon"
+#endif
+
+namespace dspc {
+
+namespace {
+
+const char* kUsage = R"(usage: dspc FILE [options]          compile a .dsp (or TIR) file
+       dspc run FILE [options]      compile, link, run on the simulator (or host) and show results
+
+Input is a .dsp file, or TIR as printed by --emit=tir. FILE '-' reads standard input.
+
+Compile options:
+  --target=T             hexagon-v65|v66|v68|v69|v73 or host (default hexagon-v68)
+  --emit=KIND            tir, llvm, asm, obj, exe or header (default obj)
+  -o FILE                output file ('-' for standard output). Default: standard output for
+                         tir/llvm/asm/header, FILE's stem + .o for obj, + .elf for exe
+  -O0 -O1 -O2 -O3        LLVM optimisation level (default -O2)
+  --no-auto-hvx          do not let LLVM vectorise loops for HVX
+  --print-after=PASS     print the TIR after PASS (repeatable); see --list-passes
+  --print-after-all      print the TIR after every pass
+  --verify-each          verify the TIR after every pass
+  --vtcm-capacity=BYTES  VTCM available to a function at compile time (default: the target's)
+  --runtime-dir=DIR      runtime-support builds (default: the build tree's)
+  --list-passes          list the passes in pipeline order
+  --list-targets         list the targets
+  --help, --version
+
+Run options (dspc run):
+  --func=NAME            the function to run (needed when FILE has several)
+  --input NAME=FILE.npy  an input (repeat for each input)
+  --output NAME=FILE.npy save an output instead of printing it
+  --random-inputs        make the inputs not given with --input from --seed (default 1)
+  --seed=N
+  --check                compare every output with the reference interpreter, bit for bit
+  --sim-vtcm-capacity=BYTES  the VTCM pool's capacity while running
+  --timeout=SECONDS      stop the program after this long (default 600)
+  --qemu=PATH            the simulator (default: the one found at build time)
+  --keep-temps           keep the temporary directory and print its path
+)";
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+bool parse_int(const std::string& s, int64_t& out) {
+  if (s.empty() || s.size() > 18) return false;
+  int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  out = v;
+  return true;
+}
+
+// Splits NAME=FILE.
+bool parse_binding(const std::string& s, std::pair<std::string, std::string>& out) {
+  auto eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) return false;
+  out = {s.substr(0, eq), s.substr(eq + 1)};
+  return true;
+}
+
+int usage_error(const std::string& msg) {
+  std::cerr << "dspc: error: " << msg << "\n" << "run 'dspc --help' for usage\n";
+  return 1;
+}
+
+// Parses argv into `o`. Returns -1 to continue, or an exit code.
+int parse_args(int argc, char** argv, DriverOptions& o) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  size_t i = 0;
+  if (!args.empty() && args[0] == "run") {
+    o.run = true;
+    i = 1;
+  }
+  // Options that take a value accept both --opt=V and --opt V.
+  auto value = [&](const std::string& a, const char* name, std::string& out) -> int {
+    std::string eq = std::string(name) + "=";
+    if (starts_with(a, eq.c_str())) {
+      out = a.substr(eq.size());
+      return 1;
+    }
+    if (a != name) return 0;
+    if (i + 1 >= args.size()) return -1;
+    out = args[++i];
+    return 1;
+  };
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string v;
+    int r = 0;
+    auto missing = [&](const char* name) { return usage_error(std::string("missing value after ") + name); };
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (a == "--version") {
+      std::cout << "dspc " << DSPC_VERSION << " (LLVM 19, targets: hexagon-v65..v73, host)\n";
+      return 0;
+    }
+    if (a == "--list-passes") {
+      for (const auto& p : pass_names()) std::cout << p << "\n";
+      return 0;
+    }
+    if (a == "--list-targets") {
+      for (const auto& t : target_names()) std::cout << t << "\n";
+      return 0;
+    }
+    if (a == "--print-after-all") { o.lower.print_after_all = true; continue; }
+    if (a == "--verify-each") { o.lower.verify_each = true; continue; }
+    if (a == "--no-auto-hvx") { o.auto_hvx = false; continue; }
+    if (a == "--random-inputs") { o.random_inputs = true; continue; }
+    if (a == "--check") { o.check = true; continue; }
+    if (a == "--keep-temps") { o.keep_temps = true; continue; }
+    if (a.size() == 3 && starts_with(a, "-O") && a[2] >= '0' && a[2] <= '3') { o.opt_level = a[2] - '0'; continue; }
+    if ((r = value(a, "--target", v))) {
+      if (r < 0) return missing("--target");
+      o.target_name = v;
+      continue;
+    }
+    if ((r = value(a, "--emit", v))) {
+      if (r < 0) return missing("--emit");
+      if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "header")
+        return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, header)");
+      o.emit = v;
+      continue;
+    }
+    if ((r = value(a, "-o", v))) {
+      if (r < 0) return missing("-o");
+      o.output = v;
+      continue;
+    }
+    if ((r = value(a, "--print-after", v))) {
+      if (r < 0) return missing("--print-after");
+      const auto& names = pass_names();
+      if (std::find(names.begin(), names.end(), v) == names.end())
+        return usage_error("unknown pass '" + v + "' in --print-after (see --list-passes)");
+      o.lower.print_after.push_back(v);
+      continue;
+    }
+    if ((r = value(a, "--vtcm-capacity", v)) || (r = value(a, "--sim-vtcm-capacity", v))) {
+      bool sim = starts_with(a, "--sim");
+      if (r < 0) return missing(sim ? "--sim-vtcm-capacity" : "--vtcm-capacity");
+      int64_t n = 0;
+      if (!parse_int(v, n) || n > 0xffffffffLL)
+        return usage_error("invalid byte count '" + v + "' (a whole number up to 4294967295)");
+      (sim ? o.sim_vtcm_capacity : o.lower.vtcm_capacity) = n;
+      continue;
+    }
+    if ((r = value(a, "--runtime-dir", v))) {
+      if (r < 0) return missing("--runtime-dir");
+      o.runtime_dir = v;
+      continue;
+    }
+    if ((r = value(a, "--func", v))) {
+      if (r < 0) return missing("--func");
+      o.func = v;
+      continue;
+    }
+    if ((r = value(a, "--input", v)) || (r = value(a, "--output", v))) {
+      bool in = starts_with(a, "--input");
+      if (r < 0) return missing(in ? "--input" : "--output");
+      std::pair<std::string, std::string> b;
+      if (!parse_binding(v, b)) return usage_error("expected NAME=FILE after " + std::string(in ? "--input" : "--output") + ", got '" + v + "'");
+      (in ? o.inputs : o.outputs).push_back(b);
+      continue;
+    }
+    if ((r = value(a, "--seed", v))) {
+      int64_t n = 0;
+      if (r < 0 || !parse_int(v, n)) return usage_error("--seed needs a whole number");
+      o.seed = static_cast<uint64_t>(n);
+      continue;
+    }
+    if ((r = value(a, "--timeout", v))) {
+      int64_t n = 0;
+      if (r < 0 || !parse_int(v, n) || n < 1 || n > 86400) return usage_error("--timeout needs seconds from 1 to 86400");
+      o.timeout_seconds = static_cast<int>(n);
+      continue;
+    }
+    if ((r = value(a, "--qemu", v))) {
+      if (r < 0) return missing("--qemu");
+      o.qemu = v;
+      continue;
+    }
+    if (a.size() > 1 && a[0] == '-') return usage_error("unknown option '" + a + "'");
+    if (!o.input.empty()) return usage_error("more than one input file ('" + o.input + "' and '" + a + "')");
+    o.input = a;
+  }
+  if (o.input.empty()) return usage_error("no input file");
+  auto t = lookup_target(o.target_name);
+  if (!t) {
+    std::string all;
+    for (const auto& n : target_names()) all += (all.empty() ? "" : ", ") + n;
+    return usage_error("unknown target '" + o.target_name + "' (" + all + ")");
+  }
+  o.lower.target = *t;
+  if (o.runtime_dir.empty()) o.runtime_dir = DSPC_RUNTIME_DIR;
+  if (o.qemu.empty()) o.qemu = DSPC_QEMU;
+  if (!o.run && (!o.inputs.empty() || !o.outputs.empty() || o.random_inputs || o.check || !o.func.empty()))
+    return usage_error("--input, --output, --random-inputs, --check and --func go with 'dspc run'");
+  return -1;
+}
+
+std::string stem_of(const std::string& path) {
+  if (path == "-") return "out";
+  auto slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  auto dot = base.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+bool write_output(const std::string& path, const std::string& data) {
+  if (path == "-") {
+    std::cout << data;
+    return static_cast<bool>(std::cout.flush());
+  }
+  std::ofstream f(path, std::ios::binary);
+  if (!f) {
+    std::cerr << "dspc: error: cannot write '" << path << "': " << std::strerror(errno) << "\n";
+    return false;
+  }
+  f << data;
+  f.close();
+  if (!f) {
+    std::cerr << "dspc: error: cannot write '" << path << "'\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool read_source(const std::string& path, SourceFile& out) {
+  out.path = path == "-" ? "<stdin>" : path;
+  if (path == "-") {
+    out.text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    return true;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    std::cerr << "dspc: error: cannot open '" << path << "': " << std::strerror(errno) << "\n";
+    return false;
+  }
+  out.text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  if (f.bad()) {
+    std::cerr << "dspc: error: cannot read '" << path << "'\n";
+    return false;
+  }
+  return true;
+}
+
+// Compiles and writes the requested emit kind. Shared by the compile path and `run`.
+std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag) {
+  if (!read_source(o.input, source)) return std::nullopt;
+  LowerOptions lo = o.lower;
+  lo.trace = &std::cout;
+  return compile_source(source, lo, diag);
+}
+
+bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag) {
+  CodegenOptions co{o.lower.target, o.opt_level, o.auto_hvx};
+  auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
+  std::string obj;
+  if (!emit_module(c.module, entries, EmitKind::Obj, co, obj, diag)) return false;
+  std::string obj_path = out_path + ".o";
+  if (!write_output(obj_path, obj)) return false;
+  bool ok = link_executable({obj_path}, o.lower.target, o.runtime_dir, out_path, diag);
+  std::remove(obj_path.c_str());
+  return ok;
+}
+
+int driver_main(int argc, char** argv) {
+  DriverOptions o;
+  int r = parse_args(argc, argv, o);
+  if (r >= 0) return r;
+  if (o.run) return run_command(o);
+
+  SourceFile source;
+  Diagnostics diag(std::cerr);
+  auto c = compile_input(o, source, diag);
+  if (!c) return 1;
+
+  bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header";
+  std::string out = o.output;
+  if (out.empty()) out = text ? "-" : stem_of(o.input) + (o.emit == "exe" ? ".elf" : ".o");
+
+  if (o.emit == "tir") return write_output(out, print_module(c->module)) ? 0 : 1;
+  if (o.emit == "header") return write_output(out, emit_c_header(c->module)) ? 0 : 1;
+  if (o.emit == "exe") {
+    if (out == "-") return usage_error("--emit=exe needs an output file");
+    return emit_executable(o, *c, out, diag) ? 0 : 1;
+  }
+  CodegenOptions co{o.lower.target, o.opt_level, o.auto_hvx};
+  EmitKind kind = o.emit == "llvm" ? EmitKind::LLVM : o.emit == "asm" ? EmitKind::Asm : EmitKind::Obj;
+  std::string data;
+  if (!emit_module(c->module, {}, kind, co, data, diag)) return 1;
+  return write_output(out, data) ? 0 : 1;
+}
+
+}  // namespace dspc

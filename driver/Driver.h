@@ -1,0 +1,55 @@
+// The dspc command-line driver (see README "CLI reference").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "driver/Compile.h"
+#include "passes/support/PassOptions.h"
+
+namespace dspc {
+
+struct DriverOptions {
+  std::string input;  // path, or "-" for stdin
+  std::string emit = "obj";
+  std::string output;  // -o; empty: default for the emit kind
+  std::string target_name = kDefaultTarget;
+  LowerOptions lower;
+  int opt_level = 2;
+  bool auto_hvx = true;
+  std::string runtime_dir;  // where runtime-support/<target>/libdspc_rt.a live
+  // dspc run
+  bool run = false;
+  std::string func;
+  std::vector<std::pair<std::string, std::string>> inputs;   // NAME=FILE
+  std::vector<std::pair<std::string, std::string>> outputs;  // NAME=FILE
+  bool random_inputs = false;
+  uint64_t seed = 1;
+  bool check = false;
+  int64_t sim_vtcm_capacity = -1;
+  std::string qemu;
+  int timeout_seconds = 600;
+  bool keep_temps = false;
+};
+
+int driver_main(int argc, char** argv);
+
+// Runs a compiled executable for `run`: `dspc run` and tests use it. Returns the exit status,
+// or -1 if it could not be started / timed out (message in `error`).
+int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::string& captured_stderr,
+                std::string& error);
+
+int run_command(const DriverOptions& o);
+
+// Shared by the compile path (Driver.cpp) and `dspc run` (DriverRun.cpp).
+// Reads FILE, or standard input for "-"; reports an unreadable file on stderr.
+bool read_source(const std::string& path, SourceFile& out);
+// Reads and lowers o.input, printing traced TIR to stdout.
+std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag);
+// Emits an object with the runner's entry table and links it with runtime-support into out_path.
+bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag);
+
+}  // namespace dspc

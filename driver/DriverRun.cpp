@@ -1,0 +1,285 @@
+// `dspc run`: compile to an executable, run it on qemu-hexagon (or natively for the host),
+// read the outputs back, and print, save or check them.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <set>
+
+#include "codegen/Codegen.h"
+#include "driver/Compile.h"
+#include "driver/Driver.h"
+#include "compiler/interp/Interpreter.h"
+#include "compiler/interp/Npy.h"
+
+namespace dspc {
+
+namespace {
+
+int fail(const std::string& msg) {
+  std::cerr << "dspc: error: " << msg << "\n";
+  return 1;
+}
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// One element as text, for mismatch reports.
+std::string element_str(const Tensor& t, int64_t i) {
+  const uint8_t* p = t.data.data() + i * t.dtype.bytes();
+  auto load = [&](auto v) {
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  DataType d = t.dtype;
+  if (d.is_bool()) return p[0] ? "true" : "false";
+  if (d.is_float()) return std::to_string(d.bits == 32 ? static_cast<double>(load(float{})) : load(double{}));
+  switch (d.bits) {
+    case 8: return d.is_int() ? std::to_string(load(int8_t{})) : std::to_string(load(uint8_t{}));
+    case 16: return d.is_int() ? std::to_string(load(int16_t{})) : std::to_string(load(uint16_t{}));
+    case 32: return d.is_int() ? std::to_string(load(int32_t{})) : std::to_string(load(uint32_t{}));
+    default: return d.is_int() ? std::to_string(load(int64_t{})) : std::to_string(load(uint64_t{}));
+  }
+}
+
+std::string index_str(int64_t flat, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return shape_str(idx);
+}
+
+bool is_nan_at(const Tensor& t, int64_t i) {
+  const uint8_t* p = t.data.data() + i * t.dtype.bytes();
+  if (t.dtype.bits == 32) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f != f;
+  }
+  if (t.dtype.bits == 64) {
+    double d;
+    std::memcpy(&d, p, 8);
+    return d != d;
+  }
+  uint16_t h;  // f16: exponent all ones, mantissa non-zero
+  std::memcpy(&h, p, 2);
+  return (h & 0x7c00) == 0x7c00 && (h & 0x3ff) != 0;
+}
+
+// Compares bit for bit, except that any NaN equals any NaN: IEEE 754 leaves the sign and
+// payload of a NaN result unspecified (Hexagon's conversions give the all-ones NaN, x86's keep
+// the operand's). Returns the number of differences.
+int64_t compare(const std::string& name, const Tensor& got, const Tensor& want, std::ostream& out) {
+  int64_t n = want.num_elements(), bytes = want.dtype.bytes(), bad = 0;
+  bool is_float = want.dtype.is_float();
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::memcmp(got.data.data() + i * bytes, want.data.data() + i * bytes, bytes) == 0) continue;
+    if (is_float && is_nan_at(got, i) && is_nan_at(want, i)) continue;
+    if (++bad <= 5)
+      out << "check: " << name << index_str(i, want.shape) << " is " << element_str(got, i) << ", the reference says "
+          << element_str(want, i) << "\n";
+  }
+  return bad;
+}
+
+struct TempDir {
+  std::string path;
+  bool keep = false;
+  ~TempDir() {
+    if (path.empty() || keep) return;
+    std::string cmd = "rm -rf '" + path + "'";
+    [[maybe_unused]] int r = std::system(cmd.c_str());
+  }
+};
+
+}  // namespace
+
+int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::string& captured_stderr,
+                std::string& error) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) {
+    error = std::string("cannot create a pipe: ") + std::strerror(errno);
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    error = std::string("cannot fork: ") + std::strerror(errno);
+    return -1;
+  }
+  if (pid == 0) {
+    dup2(pipe_fds[1], 2);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "cannot run '%s': %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  bool timed_out = false;
+  char buf[4096];
+  for (;;) {
+    pollfd p{pipe_fds[0], POLLIN, 0};
+    int ready = poll(&p, 1, 100);
+    if (ready > 0) {
+      ssize_t n = read(pipe_fds[0], buf, sizeof buf);
+      if (n > 0) {
+        if (captured_stderr.size() < (1u << 20)) captured_stderr.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      if (n == 0) break;  // the child closed stderr (exited)
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      timed_out = true;
+      break;
+    }
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    error = "timed out after " + std::to_string(timeout_seconds) + " s";
+    return -1;
+  }
+  if (WIFSIGNALED(status)) {
+    error = std::string("killed by signal ") + strsignal(WTERMSIG(status));
+    return -1;
+  }
+  return WEXITSTATUS(status);
+}
+
+int run_command(const DriverOptions& o) {
+  SourceFile source;
+  Diagnostics diag(std::cerr);
+  auto c = compile_input(o, source, diag);
+  if (!c) return 1;
+
+  // Pick the function and its signature.
+  auto entries = c->program ? entries_of(*c->program) : entries_of(c->module);
+  const EntryInfo* entry = nullptr;
+  std::string names;
+  for (const auto& e : entries) {
+    names += (names.empty() ? "" : ", ") + e.name;
+    if (e.name == o.func) entry = &e;
+  }
+  if (o.func.empty()) {
+    if (entries.size() != 1) return fail(source.path + " has several functions (" + names + "): choose one with --func");
+    entry = &entries[0];
+  }
+  if (!entry) return fail("no function '" + o.func + "' in " + source.path + " (functions: " + names + ")");
+  if (o.check && !c->program) return fail("--check needs .dsp input (the reference interpreter reads tensor programs)");
+
+  std::set<std::string> params;
+  for (const auto& p : entry->params) params.insert(p.name);
+  for (const auto& b : o.inputs)
+    if (!params.count(b.first)) return fail("function " + entry->name + " has no parameter '" + b.first + "'");
+  for (const auto& b : o.outputs)
+    if (!params.count(b.first)) return fail("function " + entry->name + " has no parameter '" + b.first + "'");
+
+  TempDir tmp;
+  tmp.keep = o.keep_temps;
+  char templ[] = "/tmp/dspc-run-XXXXXX";
+  if (!mkdtemp(templ)) return fail(std::string("cannot create a temporary directory: ") + std::strerror(errno));
+  tmp.path = templ;
+  if (o.keep_temps) std::cerr << "dspc: keeping temporary files in " << tmp.path << "\n";
+
+  std::string exe = tmp.path + "/" + entry->name + ".elf";
+  if (!emit_executable(o, *c, exe, diag)) return 1;
+
+  // Inputs: given files or random tensors, written where the runner reads them.
+  std::vector<Tensor> inputs;
+  std::vector<std::string> cmd;
+  if (o.lower.target.is_hexagon) cmd = {o.qemu, "-cpu", "v67"};
+  cmd.push_back(exe);
+  cmd.push_back("--func=" + entry->name);
+  if (o.sim_vtcm_capacity >= 0) cmd.push_back("--vtcm-capacity=" + std::to_string(o.sim_vtcm_capacity));
+  uint64_t index = 0;
+  for (const auto& p : entry->params) {
+    std::string path = tmp.path + "/" + p.name + ".npy";
+    cmd.push_back(p.name + "=" + path);
+    if (p.is_output) continue;
+    Tensor t;
+    std::string error;
+    const std::string* given = nullptr;
+    for (const auto& b : o.inputs)
+      if (b.first == p.name) given = &b.second;
+    if (given) {
+      if (!read_npy(*given, t, error)) return fail(*given + ": " + error);
+      if (t.dtype != p.dtype || t.shape != p.shape)
+        return fail(*given + " holds " + t.dtype.str() + shape_str(t.shape) + " but " + p.name + " is " +
+                    p.dtype.str() + shape_str(p.shape));
+    } else if (o.random_inputs) {
+      t = random_tensor(p.dtype, p.shape, o.seed * 1000003 + index);
+    } else {
+      return fail("no value for input " + p.name + ": give --input " + p.name + "=FILE.npy or --random-inputs");
+    }
+    ++index;
+    if (!write_npy(path, t, error)) return fail(error);
+    inputs.push_back(std::move(t));
+  }
+
+  std::string err_text, error;
+  int status = run_process(cmd, o.timeout_seconds, err_text, error);
+  std::cerr << err_text;
+  if (status < 0) return fail(entry->name + ": " + error);
+  if (status != 0) return fail(entry->name + " failed on " + o.lower.target.name + " (exit code " + std::to_string(status) + ")");
+
+  std::vector<Tensor> outputs;
+  for (const auto& p : entry->params) {
+    if (!p.is_output) continue;
+    Tensor t;
+    if (!read_npy(tmp.path + "/" + p.name + ".npy", t, error)) return fail("reading output " + p.name + ": " + error);
+    outputs.push_back(std::move(t));
+  }
+
+  size_t k = 0;
+  for (const auto& p : entry->params) {
+    if (!p.is_output) continue;
+    const Tensor& t = outputs[k++];
+    const std::string* dest = nullptr;
+    for (const auto& b : o.outputs)
+      if (b.first == p.name) dest = &b.second;
+    if (dest) {
+      if (!write_npy(*dest, t, error)) return fail(error);
+    } else {
+      std::cout << format_tensor(p.name, t) << "\n";
+    }
+  }
+
+  if (!o.check) return 0;
+  const TensorFunc* f = nullptr;
+  for (const auto& tf : c->program->funcs)
+    if (tf.name == entry->name) f = &tf;
+  std::vector<Tensor> want;
+  if (!interpret(*f, inputs, want, error)) return fail("reference interpreter: " + error);
+  int64_t bad = 0;
+  k = 0;
+  for (const auto& p : entry->params) {
+    if (!p.is_output) continue;
+    int64_t b = compare(p.name, outputs[k], want[k], std::cerr);
+    if (b) std::cerr << "check: " << p.name << ": " << b << " of " << want[k].num_elements() << " elements differ\n";
+    else std::cerr << "check: " << p.name << " matches the reference interpreter (" << want[k].num_elements() << " elements)\n";
+    bad += b;
+    ++k;
+  }
+  return bad ? 1 : 0;
+}
+
+}  // namespace dspc

@@ -1,0 +1,50 @@
+// Shared by lower-vtcm-alloc and lower-workspace-alloc (a helper, not a pass): turns an
+// `allocate` into a runtime allocation call with a null check, and keeps every failure
+// path freeing the runtime allocations that are live there.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/IRVisitor.h"
+
+namespace dspc {
+
+// How a class of buffers is allocated at run time.
+struct RuntimeAllocator {
+  const char* alloc_fn;  // extern (i32 nbytes, i32 align) -> handle
+  const char* free_fn;   // extern (handle) -> i32
+  int alignment;
+};
+
+// The free function for a let value that is a runtime allocation call
+// (HexagonBackendAllocateVTCM or DspcWorkspaceAlloc), or null.
+const char* runtime_free_fn(const Expr& let_value);
+
+// Lowers the Allocates that `allocator_for` picks to
+//   let NAME: handle = call_extern(alloc_fn, NBYTES, ALIGN)
+//   if isnullptr(NAME) { <free each enclosing runtime allocation, innermost first>; throw_last_error() }
+//   else { decl_buffer NAME ...; <body>; call_extern(free_fn, NAME) }
+// The let binds the buffer's own data variable, so accesses keep resolving. Enclosing
+// runtime allocations are the enclosing lets of allocation calls, whichever pass made them;
+// failure paths already in the input (made by an earlier pass, which could not know of
+// allocations lowered later) are rebuilt from the same rule, so running both passes in
+// either order, or twice, frees the same things.
+class RuntimeAllocLowering : public IRMutator {
+ public:
+  // The allocator for `b`, or null to leave its Allocate alone.
+  virtual const RuntimeAllocator* allocator_for(const Buffer& b) const = 0;
+
+  Stmt mutate_Allocate(const Allocate* op, const Stmt& self) override;
+  Stmt mutate_LetStmt(const LetStmt* op, const Stmt& self) override;
+
+ private:
+  struct LiveAlloc {
+    VarRef var;
+    const char* free_fn;
+  };
+  Stmt failure_path(Span span) const;
+  std::vector<LiveAlloc> live_;
+};
+
+}  // namespace dspc
