@@ -21,9 +21,9 @@ namespace dspc::codegen {
 
 // A compiler bug found while generating code (IR that earlier passes should have removed or
 // never produce). emit_module reports it as an internal error; it never escapes codegen.
-class CodegenError : public std::runtime_error {
+class CodegenError : public InternalError {
  public:
-  using std::runtime_error::runtime_error;
+  using InternalError::InternalError;
 };
 
 // The alignment every buffer parameter is guaranteed to have (callers and the runner promise it).

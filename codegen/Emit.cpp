@@ -98,7 +98,7 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int level) {
 
 bool llvm_ok(const std::string& errors, Diagnostics& diag) {
   if (errors.empty()) return true;
-  diag.error("internal error: LLVM: " + errors);
+  diag.internal_error("codegen", "LLVM: " + errors);
   return false;
 }
 
@@ -124,7 +124,7 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(options, error);
   if (!tm) {
-    diag.error("cannot generate code for target " + options.target.name + ": " + error);
+    diag.internal_error("codegen", "cannot generate code for target " + options.target.name + ": " + error);
     return false;
   }
   llvm::LLVMContext ctx;
@@ -136,16 +136,16 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
   try {
     build_functions(mod, m, options.target);
     if (!entries.empty()) build_runner_table(mod, entries);
-  } catch (const CodegenError& e) {
-    diag.error(std::string("internal error: codegen: ") + e.what());
+  } catch (const std::bad_alloc&) {
+    diag.internal_error("codegen", "out of memory");
     return false;
-  } catch (const IRError& e) {
-    diag.error(std::string("internal error: codegen: ") + e.what());
+  } catch (const std::exception& e) {  // CodegenError, InternalError (IRError, DSPC_CHECK)
+    diag.internal_error("codegen", e.what());
     return false;
   }
   llvm::raw_string_ostream verify_msg(error);
   if (llvm::verifyModule(mod, &verify_msg)) {
-    diag.error("internal error: codegen produced invalid LLVM IR: " + error);
+    diag.internal_error("codegen", "invalid LLVM IR: " + error);
     return false;
   }
   if (options.target.is_hexagon) configure_hexagon(options);
@@ -163,7 +163,7 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
   llvm::legacy::PassManager pm;
   auto type = kind == EmitKind::Asm ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
   if (tm->addPassesToEmitFile(pm, os, nullptr, type)) {
-    diag.error("internal error: target " + options.target.name + " cannot emit this file type");
+    diag.internal_error("codegen", "target " + options.target.name + " cannot emit this file type");
     return false;
   }
   pm.run(mod);

@@ -42,6 +42,9 @@ Compile options:
   --verify-each          verify the TIR after every pass
   --vtcm-capacity=BYTES  VTCM available to a function at compile time (default: the target's)
   --runtime-dir=DIR      runtime-support builds (default: the build tree's)
+  --inject-internal-error=PASS[:check|make|invalid-tir]
+                         for testing dspc itself: make PASS fail like a compiler bug
+                         (exit code 2, "dspc: internal error in pass PASS: ...")
   --list-passes          list the passes in pipeline order
   --list-targets         list the targets
   --help, --version
@@ -77,6 +80,20 @@ bool parse_binding(const std::string& s, std::pair<std::string, std::string>& ou
   auto eq = s.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) return false;
   out = {s.substr(0, eq), s.substr(eq + 1)};
+  return true;
+}
+
+// PASS or PASS:KIND for --inject-internal-error.
+bool parse_injection(const std::string& v, LowerOptions& lo) {
+  auto colon = v.find(':');
+  std::string pass = v.substr(0, colon), kind = colon == std::string::npos ? "check" : v.substr(colon + 1);
+  const auto& names = pass_names();
+  if (std::find(names.begin(), names.end(), pass) == names.end()) return false;
+  if (kind == "check") lo.inject_failure = InjectedFailure::Check;
+  else if (kind == "make") lo.inject_failure = InjectedFailure::Make;
+  else if (kind == "invalid-tir") lo.inject_failure = InjectedFailure::InvalidTir;
+  else return false;
+  lo.inject_failure_pass = pass;
   return true;
 }
 
@@ -165,6 +182,16 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
       if (!parse_int(v, n) || n > 0xffffffffLL)
         return usage_error("invalid byte count '" + v + "' (a whole number up to 4294967295)");
       (sim ? o.sim_vtcm_capacity : o.lower.vtcm_capacity) = n;
+      continue;
+    }
+    if ((r = value(a, "--inject-internal-error", v))) {
+      if (r < 0) return missing("--inject-internal-error");
+      if (!parse_injection(v, o.lower)) {
+        std::string names;
+        for (const auto& p : pass_names()) names += (names.empty() ? "" : ", ") + p;
+        return usage_error("expected PASS or PASS:check|make|invalid-tir after --inject-internal-error, got '" + v +
+                           "' (passes: " + names + ")");
+      }
       continue;
     }
     if ((r = value(a, "--runtime-dir", v))) {
@@ -289,16 +316,15 @@ bool emit_executable(const DriverOptions& o, const Compilation& c, const std::st
   return ok;
 }
 
-int driver_main(int argc, char** argv) {
-  DriverOptions o;
-  int r = parse_args(argc, argv, o);
-  if (r >= 0) return r;
-  if (o.run) return run_command(o);
+int failure_status(const Diagnostics& diag) { return diag.has_internal_errors() ? 2 : 1; }
 
+namespace {
+
+int compile_command(const DriverOptions& o) {
   SourceFile source;
   Diagnostics diag(std::cerr);
   auto c = compile_input(o, source, diag);
-  if (!c) return 1;
+  if (!c) return failure_status(diag);
 
   bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header";
   std::string out = o.output;
@@ -308,13 +334,33 @@ int driver_main(int argc, char** argv) {
   if (o.emit == "header") return write_output(out, emit_c_header(c->module)) ? 0 : 1;
   if (o.emit == "exe") {
     if (out == "-") return usage_error("--emit=exe needs an output file");
-    return emit_executable(o, *c, out, diag) ? 0 : 1;
+    return emit_executable(o, *c, out, diag) ? 0 : failure_status(diag);
   }
   CodegenOptions co{o.lower.target, o.opt_level, o.auto_hvx};
   EmitKind kind = o.emit == "llvm" ? EmitKind::LLVM : o.emit == "asm" ? EmitKind::Asm : EmitKind::Obj;
   std::string data;
-  if (!emit_module(c->module, {}, kind, co, data, diag)) return 1;
+  if (!emit_module(c->module, {}, kind, co, data, diag)) return failure_status(diag);
   return write_output(out, data) ? 0 : 1;
+}
+
+}  // namespace
+
+int driver_main(int argc, char** argv) {
+  // The last line of defence of "no input crashes the compiler": the parser, each pass and
+  // codegen catch their own failures, so reaching these handlers is itself a bug.
+  try {
+    DriverOptions o;
+    int r = parse_args(argc, argv, o);
+    if (r >= 0) return r;
+    return o.run ? run_command(o) : compile_command(o);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "dspc: internal error: out of memory\n";
+  } catch (const std::exception& e) {
+    std::cerr << "dspc: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "dspc: internal error: an unknown exception\n";
+  }
+  return 2;
 }
 
 }  // namespace dspc

@@ -35,7 +35,12 @@ struct DriverOptions {
   bool keep_temps = false;
 };
 
+// Exit codes: 0 success, 1 a user error (bad input, options or data), 2 an internal error (a
+// compiler bug: "dspc: internal error in ..."). Never an abort.
 int driver_main(int argc, char** argv);
+
+// The exit code for a failed compile: 2 if `diag` saw an internal error, else 1.
+int failure_status(const Diagnostics& diag);
 
 // Runs a compiled executable for `run`: `dspc run` and tests use it. Returns the exit status,
 // or -1 if it could not be started / timed out (message in `error`).

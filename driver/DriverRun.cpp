@@ -169,7 +169,7 @@ int run_command(const DriverOptions& o) {
   SourceFile source;
   Diagnostics diag(std::cerr);
   auto c = compile_input(o, source, diag);
-  if (!c) return 1;
+  if (!c) return failure_status(diag);
 
   // Pick the function and its signature.
   auto entries = c->program ? entries_of(*c->program) : entries_of(c->module);
@@ -201,7 +201,7 @@ int run_command(const DriverOptions& o) {
   if (o.keep_temps) std::cerr << "dspc: keeping temporary files in " << tmp.path << "\n";
 
   std::string exe = tmp.path + "/" + entry->name + ".elf";
-  if (!emit_executable(o, *c, exe, diag)) return 1;
+  if (!emit_executable(o, *c, exe, diag)) return failure_status(diag);
 
   // Inputs: given files or random tensors, written where the runner reads them.
   std::vector<Tensor> inputs;

@@ -1,7 +1,10 @@
 #include "driver/Lower.h"
 
 #include <algorithm>
+#include <functional>
+#include <new>
 
+#include "compiler/ir/Check.h"
 #include "compiler/ir/Printer.h"
 #include "compiler/ir/Verifier.h"
 #include "passes/FlattenBuffers.h"
@@ -15,23 +18,80 @@ namespace dspc {
 
 namespace {
 
-// Prints the module after `pass` if asked to, and verifies it when verification is on.
-// Returns false (after reporting) if the verifier rejects it: that is a compiler bug.
-bool trace(const char* pass, const Module& m, const LowerOptions& o, Diagnostics& diag) {
-  bool wanted = o.print_after_all ||
-                std::find(o.print_after.begin(), o.print_after.end(), pass) != o.print_after.end();
-  if (wanted && o.trace) *o.trace << "// ----- TIR after " << pass << " -----\n" << print_module(m);
+// Runs the passes in order on one module. Each pass runs inside the boundary that DESIGN
+// promises: whatever it throws (a failed DSPC_CHECK, an IRError from make(), bad_alloc) is
+// reported as "dspc: internal error in pass NAME: ..." and nothing escapes. After a failure,
+// or a user error reported by a pass, the remaining passes are skipped.
+class Pipeline {
+ public:
+  Pipeline(const LowerOptions& o, Diagnostics& diag) : o_(o), diag_(diag) {}
+
+  // Runs `pass` (on the current module) as the pass `name`, then prints and verifies.
+  void run(const char* name, const std::function<Module()>& pass) {
+    if (failed()) return;
+    try {
+      m_ = pass();
+      if (o_.inject_failure_pass == name) inject(o_.inject_failure);
+    } catch (const std::bad_alloc&) {
+      return fail(name, "out of memory");
+    } catch (const std::exception& e) {
+      return fail(name, e.what());
+    }
+    if (diag_.has_errors()) return;  // a user error the pass reported itself
+    trace(name);
+  }
+  void run(const char* name, Module (*pass)(const Module&, const LowerOptions&)) {
+    run(name, [&] { return pass(m_, o_); });
+  }
+
+  const Module& module() const { return m_; }
+  bool failed() const { return diag_.has_errors(); }
+  std::optional<Module> result() const { return failed() ? std::nullopt : std::optional<Module>(m_); }
+
+ private:
+  void fail(const char* name, const std::string& what) { diag_.internal_error(std::string("pass ") + name, what); }
+
+  // Prints the module after the pass if asked to, and verifies it when verification is on.
+  void trace(const char* name) {
+    bool wanted = o_.print_after_all ||
+                  std::find(o_.print_after.begin(), o_.print_after.end(), name) != o_.print_after.end();
+    if (wanted && o_.trace) *o_.trace << "// ----- TIR after " << name << " -----\n" << print_module(m_);
 #ifdef DSPC_DEBUG
-  constexpr bool kVerify = true;
+    constexpr bool kVerify = true;
 #else
-  constexpr bool kVerify = false;
+    constexpr bool kVerify = false;
 #endif
-  if (!kVerify && !o.verify_each) return true;
-  std::string error;
-  if (verify_module(m, error)) return true;
-  diag.error("internal error: invalid TIR after " + std::string(pass) + ": " + error);
-  return false;
-}
+    if (!kVerify && !o_.verify_each) return;
+    std::string error;
+    if (!verify_module(m_, error)) fail(name, "invalid TIR: " + error);
+  }
+
+  // Fails as a bug in the pass would, for the tests of this boundary.
+  void inject(InjectedFailure kind) {
+    switch (kind) {
+      case InjectedFailure::Check: {
+        bool invariant_holds = false;
+        DSPC_CHECK(invariant_holds, "failure injected for testing");
+        return;
+      }
+      case InjectedFailure::Make:
+        Binary::make(BinaryOp::Add, make_const(DataType::i8(), 1), make_const(DataType::i32(), 1));
+        DSPC_CHECK(false, "an ill-typed make() did not throw");
+        return;
+      case InjectedFailure::InvalidTir: {
+        // A store to a buffer nothing declares: the verifier must reject it.
+        if (m_.funcs.empty()) return;
+        Buffer stray = BufferNode::make("stray", DataType::i8(), {1});
+        m_.funcs[0].body = Seq::make({m_.funcs[0].body, Store::make(stray, {make_i32(0)}, make_const(DataType::i8(), 0))});
+        return;
+      }
+    }
+  }
+
+  const LowerOptions& o_;
+  Diagnostics& diag_;
+  Module m_;
+};
 
 }  // namespace
 
@@ -42,23 +102,20 @@ const std::vector<std::string>& pass_names() {
 }
 
 std::optional<Module> lower_tir(const Module& input, const LowerOptions& o, Diagnostics& diag) {
-  Module m = verify_vtcm_limit(input, o, diag);
-  if (diag.has_errors() || !trace("verify-vtcm-limit", m, o, diag)) return std::nullopt;
-  m = flatten_buffers(m, o);
-  if (!trace("flatten-buffers", m, o, diag)) return std::nullopt;
-  m = lower_vtcm_alloc(m, o);
-  if (!trace("lower-vtcm-alloc", m, o, diag)) return std::nullopt;
-  m = lower_workspace_alloc(m, o);
-  if (!trace("lower-workspace-alloc", m, o, diag)) return std::nullopt;
-  m = simplify(m, o);
-  if (!trace("simplify", m, o, diag)) return std::nullopt;
-  return m;
+  Pipeline p(o, diag);
+  p.run("verify-vtcm-limit", [&] { return verify_vtcm_limit(input, o, diag); });
+  p.run("flatten-buffers", flatten_buffers);
+  p.run("lower-vtcm-alloc", lower_vtcm_alloc);
+  p.run("lower-workspace-alloc", lower_workspace_alloc);
+  p.run("simplify", simplify);
+  return p.result();
 }
 
 std::optional<Module> lower(const TensorProgram& program, const LowerOptions& o, Diagnostics& diag) {
-  Module m = schedule_ops(program, o);
-  if (!trace("schedule-ops", m, o, diag)) return std::nullopt;
-  return lower_tir(m, o, diag);
+  Pipeline p(o, diag);
+  p.run("schedule-ops", [&] { return schedule_ops(program, o); });
+  if (p.failed()) return std::nullopt;
+  return lower_tir(p.module(), o, diag);
 }
 
 }  // namespace dspc

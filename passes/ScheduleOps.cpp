@@ -10,7 +10,6 @@
 //     allocation while no later stage reads its buffer; close the rest at the end.
 #include "passes/ScheduleOps.h"
 
-#include <cassert>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -104,7 +103,7 @@ class ReductionLowering : public IRMutator {
 
     Span s = op->span;
     for (const auto& a : op->axes)
-      assert(a.extent <= INT32_MAX && "reduction extent does not fit a loop bound");
+      DSPC_CHECK(a.extent <= INT32_MAX, "reduction extent does not fit a loop bound");
     Buffer acc =
         BufferNode::make(fresh_name(stage_name_ + "_" + reduce_op_name(op->op)), op->dtype, {1}, "local", s);
     Expr acc_value = Load::make(acc, {make_i32(0)}, s);
@@ -131,9 +130,9 @@ class ReductionLowering : public IRMutator {
 };
 
 Stmt lower_stage(const Stage& stage, std::set<std::string>& used) {
-  assert(stage.index_vars.size() == stage.out->shape.size() && "one index variable per dimension");
+  DSPC_CHECK(stage.index_vars.size() == stage.out->shape.size(), "one index variable per dimension");
   // Loop bounds are i32; the frontend must reject larger extents.
-  for (int64_t e : stage.out->shape) assert(e <= INT32_MAX && "stage extent does not fit a loop bound");
+  for (int64_t e : stage.out->shape) DSPC_CHECK(e <= INT32_MAX, "stage extent does not fit a loop bound");
   std::vector<PendingReduction> pending;
   ReductionLowering lowering(stage.out->name, used);
   Expr value = lowering.lower(stage.body, pending);

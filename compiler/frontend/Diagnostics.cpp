@@ -12,6 +12,12 @@ void Diagnostics::error(const std::string& message) {
   out_ << "dspc: error: " << message << "\n";
 }
 
+void Diagnostics::internal_error(const std::string& where, const std::string& message) {
+  ++errors_;
+  ++internal_errors_;
+  out_ << "dspc: internal error in " << where << ": " << message << "\n";
+}
+
 void Diagnostics::note(Span span, const std::string& message) { report("note", span, message); }
 
 void Diagnostics::report(const char* severity, Span span, const std::string& message) {

@@ -30,9 +30,14 @@ class Diagnostics {
   void error(const std::string& message);
   // A note attached to the previous error.
   void note(Span span, const std::string& message);
+  // A compiler bug, not the user's mistake: "dspc: internal error in WHERE: message", where
+  // WHERE is "pass NAME", "codegen" or "the parser". Counts as an error; a driver exits
+  // with code 2 when there was one (user errors give 1).
+  void internal_error(const std::string& where, const std::string& message);
 
   int error_count() const { return errors_; }
   bool has_errors() const { return errors_ > 0; }
+  bool has_internal_errors() const { return internal_errors_ > 0; }
 
  private:
   void report(const char* severity, Span span, const std::string& message);
@@ -40,6 +45,7 @@ class Diagnostics {
   std::ostream& out_;
   const SourceFile* source_;
   int errors_ = 0;
+  int internal_errors_ = 0;
 };
 
 }  // namespace dspc

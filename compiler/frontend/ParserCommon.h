@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -49,25 +50,27 @@ struct Abort {};
 
 // Runs one whole parse, `parse(log)`, which returns a std::optional result, with `source` as
 // the diagnostics' source unless the caller set one, and flushes its errors. Nothing escapes:
-// an exception, or a failure that logged no error, becomes an "internal error", so a failed
-// parse always says why.
+// an exception, or a failure that logged no error, is reported as an internal error in the
+// parser (a compiler bug, exit code 2), so a failed parse always says why.
 template <class F>
 auto run_parser(const SourceFile& source, Diagnostics& diag, F&& parse) {
   const SourceFile* previous = diag.source();
   if (!previous) diag.set_source(&source);
   ErrorLog log;
   decltype(parse(log)) result;
+  std::string internal;
   try {
     result = parse(log);
+  } catch (const std::bad_alloc&) {
+    internal = "out of memory";
   } catch (const std::exception& e) {
-    log.error(Span{}, std::string("internal error while parsing: ") + e.what());
-    result.reset();
+    internal = e.what();
   } catch (const Abort&) {
-    result.reset();
   }
-  if (!result && log.total() == 0)
-    log.error(Span{}, "internal error while parsing: no diagnostic for a failure");
+  if (!internal.empty()) result.reset();
+  if (!result && log.total() == 0 && internal.empty()) internal = "no diagnostic for a failure";
   log.flush(diag);
+  if (!internal.empty()) diag.internal_error("the parser", source.path + ": " + internal);
   diag.set_source(previous);
   return result;
 }

@@ -14,15 +14,17 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/Check.h"
 #include "compiler/ir/DataType.h"
 #include "compiler/ir/SourceLocation.h"
 
 namespace dspc {
 
-// Thrown by make() on ill-typed construction.
-class IRError : public std::runtime_error {
+// Thrown by make() on ill-typed construction. The frontend catches it to report the user's
+// mistake at a location; anywhere else it is a compiler bug (an InternalError).
+class IRError : public InternalError {
  public:
-  using std::runtime_error::runtime_error;
+  using InternalError::InternalError;
 };
 
 // The one list of node kinds; it drives the kind enum, the visitor, the mutator and the printer.

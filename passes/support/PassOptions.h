@@ -10,6 +10,10 @@
 
 namespace dspc {
 
+// How an injected failure fails: a DSPC_CHECK that does not hold, a make() with ill-typed
+// operands (IRError), or a pass that returns TIR the verifier rejects.
+enum class InjectedFailure { Check, Make, InvalidTir };
+
 struct LowerOptions {
   Target target;
   // VTCM bytes available to one function; negative means the target's capacity.
@@ -22,6 +26,10 @@ struct LowerOptions {
   std::vector<std::string> print_after;
   bool print_after_all = false;
   std::ostream* trace = nullptr;  // where printed TIR goes; null: nowhere
+  // Tests of the internal-error path: the pass named here fails the way a compiler bug does
+  // (see driver/Lower.cpp); empty for never.
+  std::string inject_failure_pass;
+  InjectedFailure inject_failure = InjectedFailure::Check;
 
   int64_t effective_vtcm_capacity() const { return vtcm_capacity >= 0 ? vtcm_capacity : target.vtcm_capacity; }
 };

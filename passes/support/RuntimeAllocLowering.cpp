@@ -7,7 +7,6 @@
 //  3. A null check already in the input gets its failure path rebuilt the same way.
 #include "passes/support/RuntimeAllocLowering.h"
 
-#include <cassert>
 #include <limits>
 
 #include "compiler/ir/Externs.h"
@@ -91,7 +90,7 @@ Stmt RuntimeAllocLowering::mutate_Allocate(const Allocate* op, const Stmt& self)
   const Buffer& buf = op->buffer;
   Span s = op->span;
   // The runtime takes the size as i32; the frontends must reject larger tensors.
-  assert(buf->size_bytes() <= std::numeric_limits<int32_t>::max() && "runtime allocation too large for i32");
+  DSPC_CHECK(buf->size_bytes() <= std::numeric_limits<int32_t>::max(), "runtime allocation too large for i32");
 
   Stmt on_failure = failure_path(s);
   live_.push_back({buf->data, allocator->free_fn});
