@@ -1,0 +1,242 @@
+/* The checking program around one kernel: fills the inputs with fixed pseudo-random data,
+ * runs the implementation under test once (bench_call), computes the output again with a
+ * scalar reference (reference_<kernel>, compiled without vectorisation) and compares every
+ * element. Exit status 0 when all match, 1 on a mismatch or a failing kernel.
+ *
+ * Compiled with -DBENCH_KERNEL_<name> for one of the seven kernels. */
+#include "bench.h"
+
+#include "../../runtime-support/device/platform.h"
+
+#define CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+static inline uint8_t px(const uint8_t* in, int y, int x) {
+  return in[CLAMP(y, 0, H - 1) * W + CLAMP(x, 0, W - 1)];
+}
+
+/* The references. noinline keeps each one a separately named function, so the packet
+ * count of the kernel never includes it. */
+#define REF __attribute__((noinline))
+
+#if defined(BENCH_KERNEL_vadd_u8)
+const bench_param bench_params[] = {
+    {"A", 1, 8, 0, 1, {65536}}, {"B", 1, 8, 0, 1, {65536}}, {"C", 1, 8, 1, 1, {65536}}};
+REF static void reference(void** b) {
+  const uint8_t *a = b[0], *bb = b[1];
+  uint8_t* c = b[2];
+  for (int i = 0; i < 65536; i++) c[i] = (uint8_t)(a[i] + bb[i]);
+}
+#elif defined(BENCH_KERNEL_conv3x3a16)
+const bench_param bench_params[] = {
+    {"I", 1, 8, 0, 2, {H, W}}, {"K", 0, 8, 0, 2, {3, 3}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  const int8_t* k = b[1];
+  uint8_t* o = b[2];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int16_t s = 0;
+      for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) s = (int16_t)(s + (int16_t)px(in, y + r - 1, x + c - 1) * k[r * 3 + c]);
+      int v = s >> 4;
+      o[y * W + x] = (uint8_t)CLAMP(v, 0, 255);
+    }
+}
+#elif defined(BENCH_KERNEL_dilate3x3)
+const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {H, W}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  uint8_t* o = b[1];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int m = 0;
+      for (int r = -1; r <= 1; r++)
+        for (int c = -1; c <= 1; c++) m = MAX(m, px(in, y + r, x + c));
+      o[y * W + x] = (uint8_t)m;
+    }
+}
+#elif defined(BENCH_KERNEL_median3x3)
+const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {H, W}}, {"O", 1, 8, 1, 2, {H, W}}};
+/* A different network from the kernels' column sort: Paeth's 19-exchange median of nine
+ * (as in N. Devillard's opt_med9), checked against sorting on the host. */
+#define SORT2(a, b)                           \
+  {                                           \
+    int lo_ = MIN(v[a], v[b]), hi_ = MAX(v[a], v[b]); \
+    v[a] = lo_;                               \
+    v[b] = hi_;                               \
+  }
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  uint8_t* o = b[1];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int v[9], n = 0;
+      for (int r = -1; r <= 1; r++)
+        for (int c = -1; c <= 1; c++) v[n++] = px(in, y + r, x + c);
+      SORT2(1, 2) SORT2(4, 5) SORT2(7, 8) SORT2(0, 1) SORT2(3, 4) SORT2(6, 7) SORT2(1, 2)
+      SORT2(4, 5) SORT2(7, 8) SORT2(0, 3) SORT2(5, 8) SORT2(4, 7) SORT2(3, 6) SORT2(1, 4)
+      SORT2(2, 5) SORT2(4, 7) SORT2(4, 2) SORT2(6, 4) SORT2(4, 2)
+      o[y * W + x] = (uint8_t)v[4];
+    }
+}
+#elif defined(BENCH_KERNEL_gaussian5x5)
+const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {H, W}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  static const int w[5] = {1, 4, 6, 4, 1};
+  const uint8_t* in = b[0];
+  uint8_t* o = b[1];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int s = 0;
+      for (int r = 0; r < 5; r++)
+        for (int c = 0; c < 5; c++) s += w[r] * w[c] * px(in, y + r - 2, x + c - 2);
+      o[y * W + x] = (uint8_t)(s >> 8);
+    }
+}
+#elif defined(BENCH_KERNEL_sobel)
+const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {H, W}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  uint8_t* o = b[1];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int gx = px(in, y - 1, x - 1) + 2 * px(in, y - 1, x) + px(in, y - 1, x + 1) -
+               px(in, y + 1, x - 1) - 2 * px(in, y + 1, x) - px(in, y + 1, x + 1);
+      int gy = px(in, y - 1, x - 1) + 2 * px(in, y, x - 1) + px(in, y + 1, x - 1) -
+               px(in, y - 1, x + 1) - 2 * px(in, y, x + 1) - px(in, y + 1, x + 1);
+      int v = (gx < 0 ? -gx : gx) + (gy < 0 ? -gy : gy);
+      o[y * W + x] = (uint8_t)MIN(v, 255);
+    }
+}
+#elif defined(BENCH_KERNEL_dense)
+const bench_param bench_params[] = {
+    {"A", 1, 8, 0, 2, {DM, DK}}, {"B", 1, 8, 0, 2, {DK, DN}}, {"C", 1, 32, 1, 2, {DM, DN}}};
+REF static void reference(void** b) {
+  const uint8_t *a = b[0], *bb = b[1];
+  uint32_t* c = b[2];
+  for (int m = 0; m < DM; m++)
+    for (int n = 0; n < DN; n++) {
+      uint32_t s = 0;
+      for (int k = 0; k < DK; k++) s += (uint32_t)a[m * DK + k] * bb[k * DN + n];
+      c[m * DN + n] = s;
+    }
+}
+#else
+#error "compile with -DBENCH_KERNEL_<name>"
+#endif
+
+const int bench_num_params = sizeof(bench_params) / sizeof(bench_params[0]);
+
+static size_t param_bytes(const bench_param* p) {
+  size_t n = p->bits / 8;
+  for (int d = 0; d < p->ndim; d++) n *= (size_t)p->dims[d];
+  return n;
+}
+
+void bench_puts(const char* s) {
+  size_t n = 0;
+  while (s[n]) n++;
+  dspc_platform_write(1, s, n);
+}
+void bench_putu(uint64_t v) {
+  char buf[24];
+  int i = 23;
+  buf[i] = 0;
+  do {
+    buf[--i] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  bench_puts(buf + i);
+}
+void bench_puti(int64_t v) {
+  if (v < 0) {
+    bench_puts("-");
+    v = -v;
+  }
+  bench_putu((uint64_t)v);
+}
+
+static uint32_t rng_state = 0x2545F491u;
+static uint32_t rng(void) { /* xorshift32: fixed, platform-independent data */
+  uint32_t x = rng_state;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  return rng_state = x;
+}
+
+static uint64_t load_elem(const bench_param* p, const void* buf, size_t i) {
+  switch (p->bits) {
+    case 8: return ((const uint8_t*)buf)[i];
+    case 16: return ((const uint16_t*)buf)[i];
+    default: return ((const uint32_t*)buf)[i];
+  }
+}
+
+int dspc_main(int argc, char** argv) {
+  (void)argc;
+  (void)argv;
+  void* bufs[4];
+  void* want[4];
+  for (int i = 0; i < bench_num_params; i++) {
+    const bench_param* p = &bench_params[i];
+    size_t n = param_bytes(p);
+    bufs[i] = dspc_platform_map(n); /* page aligned, zero-filled */
+    want[i] = p->is_output ? dspc_platform_map(n) : bufs[i];
+    if (!bufs[i] || !want[i]) {
+      bench_puts("error: out of memory\n");
+      return 1;
+    }
+    if (!p->is_output)
+      for (size_t j = 0; j < n; j++) ((uint8_t*)bufs[i])[j] = (uint8_t)(rng() >> 24);
+  }
+  int status = bench_call(bufs);
+  if (status != 0) {
+    bench_puts("error: kernel returned ");
+    bench_puti(status);
+    bench_puts("\n");
+    return 1;
+  }
+  reference(want);
+#ifdef BENCH_CORRUPT_OUTPUT /* for the harness's own test: one wrong element must be caught */
+  for (int i = 0; i < bench_num_params; i++)
+    if (bench_params[i].is_output) {
+      ((uint8_t*)bufs[i])[0] ^= 1;
+      break;
+    }
+#endif
+  int bad = 0;
+  for (int i = 0; i < bench_num_params; i++) {
+    const bench_param* p = &bench_params[i];
+    if (!p->is_output) continue;
+    size_t n = param_bytes(p) / (p->bits / 8);
+    size_t mismatches = 0;
+    for (size_t j = 0; j < n; j++) {
+      uint64_t got = load_elem(p, bufs[i], j), exp = load_elem(p, want[i], j);
+      if (got == exp) continue;
+      if (mismatches++ < 5) {
+        bench_puts("mismatch: ");
+        bench_puts(p->name);
+        bench_puts("[");
+        bench_putu(j);
+        bench_puts("] = ");
+        bench_putu(got);
+        bench_puts(", expected ");
+        bench_putu(exp);
+        bench_puts("\n");
+      }
+    }
+    if (mismatches) {
+      bench_puts("error: ");
+      bench_putu(mismatches);
+      bench_puts(" mismatches in ");
+      bench_puts(p->name);
+      bench_puts("\n");
+      bad = 1;
+    }
+  }
+  if (!bad) bench_puts("ok: every output matches the reference\n");
+  return bad;
+}

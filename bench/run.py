@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Packet-count benchmark: seven kernels built three ways, measured under qemu-hexagon.
+
+  python3 bench/run.py --dspc build/dspc [--kernels vadd_u8,dense] [--ways dspc,halide,c]
+
+For each kernel and way it builds a static Hexagon program (bench/harness/harness.c around the
+kernel, linked with ld.lld against libdspc_rt.a), runs it under count-packets, which checks
+every output against a scalar reference (the program exits non-zero on a mismatch), and counts
+the packets executed in the kernel's own functions only: the text symbols defined in the
+kernel's object file. It prints packets per 128 outputs next to the resource bound and writes
+the same numbers as JSON. Everything it builds goes to a scratch folder (default: bench/ next to
+the dspc binary, i.e. build/bench/). Exit status: 0 when every program ran and matched its
+reference, 1 otherwise. See bench/README.md.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+
+# name: (outputs, resource bound in packets per 128 outputs; bench/README.md derives them)
+KERNELS = {
+    "vadd_u8": (65536, 2.00),
+    "conv3x3a16": (256 * 1024, 3.00),
+    "dilate3x3": (256 * 1024, 2.25),
+    "median3x3": (256 * 1024, 8.00),
+    "gaussian5x5": (256 * 1024, 4.50),
+    "sobel": (256 * 1024, 5.00),
+    "dense": (64 * 128, 130.0),
+}
+WAYS = ["dspc", "halide", "c"]
+
+LLVM = "/usr/lib/llvm-19/bin"
+HEX_FLAGS = ["--target=hexagon-unknown-linux-musl", "-mcpu=hexagonv68", "-G0", "-ffreestanding",
+             "-nostdlib", "-fno-stack-protector", "-fno-pic", "-std=c11", "-Wall"]
+# The harness and the reference: scalar code, no HVX, no vectoriser.
+HARNESS_FLAGS = ["-O2", "-fno-vectorize", "-fno-slp-vectorize"]
+# The plain C peer, as the issue states it.
+C_PEER_FLAGS = ["-O3", "-mhvx", "-mhvx-length=128b", "-mllvm", "-hexagon-autohvx=true"]
+HALIDE_INCLUDE = "/usr/include/halide14"
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    if p.returncode != 0:
+        raise RuntimeError(f"command failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout}")
+    return p.stdout
+
+
+def newer(target, *sources):
+    if not os.path.exists(target):
+        return False
+    t = os.path.getmtime(target)
+    return all(os.path.getmtime(s) < t for s in sources)
+
+
+def find_count_packets(explicit):
+    cands = [explicit] if explicit else [
+        os.path.join(ROOT, "..", "shared", "tools", "count-packets"),
+        os.path.join(ROOT, "..", "..", "shared", "tools", "count-packets"),
+        shutil.which("count-packets") or "",
+    ]
+    for c in cands:
+        if c and os.path.isfile(c):
+            return os.path.abspath(c)
+    sys.exit("run.py: count-packets not found; pass --count-packets PATH")
+
+
+def text_symbols(obj):
+    """The functions an object defines: those are the kernel's own functions."""
+    out = run([f"{LLVM}/llvm-nm", "--defined-only", obj])
+    return sorted({l.split()[2] for l in out.splitlines() if len(l.split()) == 3 and l.split()[1] in "TtWw"})
+
+
+def hvx_insn_count(obj):
+    """Static count of instructions in the object that name an HVX register (v0..v31, q0..q3)."""
+    out = run([f"{LLVM}/llvm-objdump", "-d", "--no-show-raw-insn", "--mcpu=hexagonv68", "--mattr=+hvxv68,+hvx-length128b", obj])
+    return sum(1 for l in out.splitlines() if re.search(r"\b[vq]\d+(:\d+)?\b", l.split(":", 1)[-1]))
+
+
+class Builder:
+    def __init__(self, a):
+        self.a = a
+        self.work = os.path.join(a.build_dir, "work")
+        os.makedirs(self.work, exist_ok=True)
+        self.clang = a.clang
+        self.rt = os.path.join(a.runtime_dir, "libdspc_rt.a")
+        if not os.path.isfile(self.rt):
+            sys.exit(f"run.py: {self.rt} not found (build dspc first, or pass --runtime-dir)")
+        self.halide_gen = None
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def cc(self, src, obj, flags):
+        run([self.clang] + HEX_FLAGS + flags + ["-c", src, "-o", obj])
+        return obj
+
+    def build_halide_generator(self):
+        """Compiles bench/halide/halide_kernels.cpp on the host against libHalide14 (once)."""
+        src = os.path.join(BENCH, "halide", "halide_kernels.cpp")
+        exe = self.path("halide_kernels")
+        if not newer(exe, src):
+            run([self.a.cxx, "-std=c++17", "-O1", f"-I{HALIDE_INCLUDE}", src, "-o", exe, "-lHalide14",
+                 "-lpthread", "-ldl"])
+        self.halide_gen = exe
+        # Built once here: the measuring threads share it.
+        self.halide_stubs = self.cc(os.path.join(BENCH, "harness", "halide_stubs.c"),
+                                    self.path("halide_stubs.o"), HARNESS_FLAGS)
+
+    def kernel_object(self, kernel, way):
+        if way == "dspc":
+            obj = self.path(f"{kernel}.dspc.o")
+            run([self.a.dspc, os.path.join(BENCH, "kernels", f"{kernel}.dsp"), "--emit=obj", "-o", obj])
+            return obj, []
+        if way == "halide":
+            obj = self.path(f"{kernel}.halide.o")
+            run([self.halide_gen, kernel, obj])
+            return obj, [self.halide_stubs]
+        obj = self.path(f"{kernel}.c.o")
+        self.cc(os.path.join(BENCH, "c", f"{kernel}.c"), obj, C_PEER_FLAGS)
+        return obj, []
+
+    def program(self, kernel, way):
+        define = [f"-DBENCH_KERNEL_{kernel}"]
+        kobj, extra = self.kernel_object(kernel, way)
+        corrupt = ["-DBENCH_CORRUPT_OUTPUT"] if self.a.corrupt_output else []
+        harness = self.cc(os.path.join(BENCH, "harness", "harness.c"), self.path(f"{kernel}.{way}.harness.o"),
+                          HARNESS_FLAGS + define + corrupt)
+        impl = self.cc(os.path.join(BENCH, "harness", f"impl_{way}.c"), self.path(f"{kernel}.{way}.impl.o"),
+                       HARNESS_FLAGS + define)
+        elf = self.path(f"{kernel}.{way}.elf")
+        run([f"{LLVM}/ld.lld", "-static", "-e", "_start", harness, impl, kobj] + extra + [self.rt, "-o", elf])
+        return kobj, elf
+
+    def measure(self, kernel, way):
+        outputs, _ = KERNELS[kernel]
+        r = {"kernel": kernel, "way": way}
+        try:
+            kobj, elf = self.program(kernel, way)
+            funcs = text_symbols(kobj)
+            cmd = [sys.executable, self.a.count_packets, "--json"]
+            for f in funcs:
+                cmd += ["--func", f]
+            p = subprocess.run(cmd + ["--", elf], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               timeout=self.a.timeout)
+            data = json.loads(p.stdout.strip().splitlines()[-1])
+            r.update(functions=funcs, exit=data["exit"], program_output=p.stderr.strip(),
+                     kernel_packets=data["picked"], total_packets=data["total"],
+                     by_function={f: data["by_symbol"].get(f, 0) for f in funcs},
+                     hvx_insns=hvx_insn_count(kobj))
+            r["packets_per_128"] = round(data["picked"] / (outputs / 128), 3)
+            r["ok"] = data["exit"] == 0 and data["picked"] > 0
+            if data["exit"] != 0:
+                r["error"] = f"program exited {data['exit']}: {p.stderr.strip()[-2000:]}"
+        except Exception as e:  # report and go on: one broken way must not hide the others
+            r["ok"] = False
+            r["error"] = str(e)[-4000:]
+        return r
+
+
+def fmt(v):
+    return "-" if v is None else f"{v:.2f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dspc", default=os.path.join(ROOT, "build", "dspc"), help="the dspc binary")
+    ap.add_argument("--build-dir", help="scratch folder (default: bench/ next to the dspc binary)")
+    ap.add_argument("--runtime-dir", help="folder of hexagon-v68's libdspc_rt.a (default: from the dspc build)")
+    ap.add_argument("--kernels", default=",".join(KERNELS), help="comma-separated subset")
+    ap.add_argument("--ways", default=",".join(WAYS), help="comma-separated subset of dspc,halide,c")
+    ap.add_argument("--json", help="results file (default: BUILD_DIR/results.json)")
+    ap.add_argument("--count-packets", help="path of count-packets (default: ../shared/tools)")
+    ap.add_argument("--clang", default="clang-19")
+    ap.add_argument("--cxx", default="g++", help="host C++ compiler for the Halide generator")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--corrupt-output", action="store_true",
+                    help="for testing the harness: flip one output bit after the kernel runs (must fail)")
+    ap.add_argument("--timeout", type=int, default=900, help="seconds per simulator run")
+    a = ap.parse_args()
+    a.dspc = os.path.abspath(a.dspc)
+    build_root = os.path.dirname(a.dspc)
+    a.build_dir = os.path.abspath(a.build_dir or os.path.join(build_root, "bench"))
+    a.runtime_dir = os.path.abspath(a.runtime_dir or os.path.join(build_root, "runtime-support", "hexagon-v68"))
+    a.count_packets = find_count_packets(a.count_packets)
+    kernels = [k for k in a.kernels.split(",") if k]
+    ways = [w for w in a.ways.split(",") if w]
+    for k in kernels:
+        if k not in KERNELS:
+            sys.exit(f"run.py: unknown kernel '{k}' (known: {', '.join(KERNELS)})")
+    for w in ways:
+        if w not in WAYS:
+            sys.exit(f"run.py: unknown way '{w}' (known: {', '.join(WAYS)})")
+
+    b = Builder(a)
+    if "halide" in ways:
+        b.build_halide_generator()
+    jobs = [(k, w) for k in kernels for w in ways]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        results = list(ex.map(lambda kw: b.measure(*kw), jobs))
+    by = {(r["kernel"], r["way"]): r for r in results}
+
+    rows = []
+    for k in kernels:
+        row = {"kernel": k, "outputs": KERNELS[k][0], "bound": KERNELS[k][1]}
+        for w in ways:
+            r = by[(k, w)]
+            row[w] = r.get("packets_per_128") if r["ok"] else None
+        peers = [row[w] for w in ("halide", "c") if w in ways and row[w] is not None]
+        row["best_peer"] = min(peers) if peers else None
+        row["dspc_over_best_peer"] = (round(row["dspc"] / row["best_peer"], 3)
+                                      if row.get("dspc") is not None and row["best_peer"] else None)
+        row["dspc_over_bound"] = round(row["dspc"] / row["bound"], 3) if row.get("dspc") is not None else None
+        rows.append(row)
+
+    names = {"dspc": "dspc", "halide": "Halide 14", "c": "clang-19 C"}
+    header = ["kernel"] + [names[w] for w in ways] + ["bound"]
+    if "dspc" in ways:
+        header += ["dspc/best peer", "dspc/bound"]
+    print("packets per 128 outputs (kernel functions only; lower is better)")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---" for _ in header) + "|")
+    for row in rows:
+        cells = [row["kernel"]] + [fmt(row[w]) for w in ways] + [fmt(row["bound"])]
+        if "dspc" in ways:
+            cells += [fmt(row["dspc_over_best_peer"]), fmt(row["dspc_over_bound"])]
+        print("| " + " | ".join(cells) + " |")
+
+    failed = [r for r in results if not r["ok"]]
+    for r in failed:
+        print(f"\nFAILED {r['kernel']} ({r['way']}): {r.get('error', '')}", file=sys.stderr)
+    out = a.json or os.path.join(a.build_dir, "results.json")
+    with open(out, "w") as f:
+        json.dump({"unit": "packets per 128 outputs", "cpu": "qemu-hexagon -cpu v67, code for hexagon-v68",
+                   "table": rows, "runs": results}, f, indent=1)
+    print(f"\nwrote {out}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
