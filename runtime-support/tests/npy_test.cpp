@@ -1,4 +1,4 @@
-// The .npy header parser and writer (device/npy.c), compiled with the host compiler.
+// The .npy header parser and writer (common/npy.c), compiled with the host compiler.
 #include "npy.h"
 
 #include <gtest/gtest.h>
