@@ -1,4 +1,5 @@
-// Reading and writing NumPy .npy files (format 1.0/2.0, little-endian, C order).
+// Reading and writing NumPy .npy files (format 1.0/2.0/3.0, little-endian, C order) through
+// the codec runtime-support/common/npy.h, which the device runner uses too.
 #pragma once
 
 #include <string>

@@ -77,11 +77,7 @@ static void text_binding_name(dspc_text* t, const Binding* b) {
 /* "<i4", "|u1", "<f8", "|b1" for a parameter. */
 static void descr_of(const dspc_param_desc* p, char out[4]) {
   static const char kinds[] = {'i', 'u', 'f', 'b'};
-  int bytes = p->bits / 8;
-  out[0] = bytes == 1 ? '|' : '<';
-  out[1] = p->type_code <= DSPC_TYPE_BOOL ? kinds[p->type_code] : '?';
-  out[2] = (char)('0' + bytes);
-  out[3] = '\0';
+  dspc_npy_descr(p->type_code <= DSPC_TYPE_BOOL ? kinds[p->type_code] : '?', p->bits / 8, out);
 }
 
 static void text_shape(dspc_text* t, uint32_t ndim, const int64_t* shape) {

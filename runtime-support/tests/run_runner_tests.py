@@ -13,8 +13,9 @@ import struct
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import npy_io  # noqa: E402
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "e2e"))
+import npy_tool  # noqa: E402
 
 failures = []
 
@@ -37,6 +38,14 @@ class Runner:
         return p.returncode, p.stdout, p.stderr
 
 
+def read_output(path):
+    """(descr, shape, values) of a file the runner wrote, which must be version 1.0."""
+    array = npy_tool.read(path)
+    if array.version != (1, 0):
+        raise ValueError(f"{path}: version {array.version}, the runner writes 1.0")
+    return array.descr, array.shape, npy_tool.values(array)
+
+
 def wrap32(v):
     return (v + 2**31) % 2**32 - 2**31
 
@@ -56,12 +65,12 @@ def main():
     # add_i32: the only function of the single runner; B as a version 2.0 file.
     av = [1, -2, 3, 2**31 - 1, -(2**31), 100]
     bv = [10, 20, -30, 1, -1, -100]
-    npy_io.write(p("a.npy"), "<i4", (2, 3), av)
-    npy_io.write(p("b.npy"), "<i4", (2, 3), bv, version=2)
+    npy_tool.write(p("a.npy"), "i32", (2, 3), av)
+    npy_tool.write(p("b.npy"), "i32", (2, 3), bv, version=2)
     code, out, err = single.run("A=" + p("a.npy"), "B=" + p("b.npy"), "C=" + p("c.npy"))
     expect(code == 0 and err == "", f"add_i32 runs: exit {code}, stderr {err!r}")
     if code == 0:
-        descr, shape, cv = npy_io.read(p("c.npy"))
+        descr, shape, cv = read_output(p("c.npy"))
         expect(descr == "<i4" and shape == (2, 3), f"add_i32 output header: {descr} {shape}")
         expect(cv == [wrap32(x + y) for x, y in zip(av, bv)], f"add_i32 values: {cv}")
 
@@ -69,11 +78,11 @@ def main():
     code, out, err = multi.run("A=" + p("a.npy"), "B=" + p("b.npy"), "C=" + p("c2.npy"))
     expect(code == 2 and "choose one with --func=NAME" in err and "add_i32" in err, f"no --func: {code} {err!r}")
     code, out, err = multi.run("--func=add_i32", "C=" + p("c2.npy"), "A=" + p("a.npy"), "B=" + p("b.npy"))
-    expect(code == 0 and npy_io.read(p("c2.npy"))[2] == [wrap32(x + y) for x, y in zip(av, bv)],
+    expect(code == 0 and read_output(p("c2.npy"))[2] == [wrap32(x + y) for x, y in zip(av, bv)],
            f"--func=add_i32, bindings in any order: {code} {err!r}")
 
     # The kernel's error path: exit 1, the last error on stderr, outputs not written.
-    npy_io.write(p("x.npy"), "<f4", (4,), [1.0, 2.0, 3.0, 4.0])
+    npy_tool.write(p("x.npy"), "f32", (4,), [1.0, 2.0, 3.0, 4.0])
     if os.path.exists(p("y.npy")):
         os.remove(p("y.npy"))
     code, out, err = multi.run("--func=always_fails", "X=" + p("x.npy"), "Y=" + p("y.npy"))
@@ -83,11 +92,11 @@ def main():
 
     # VTCM through the kernel: default capacity works, a small one fails with the pool's message.
     av8 = [(i % 256) - 128 for i in range(2048)]
-    npy_io.write(p("a8.npy"), "|i1", (2048,), av8)
+    npy_tool.write(p("a8.npy"), "i8", (2048,), av8)
     code, out, err = multi.run("--func=stage_in_vtcm", "A=" + p("a8.npy"), "C=" + p("c8.npy"))
     expect(code == 0, f"stage_in_vtcm runs: {code} {err!r}")
     if code == 0:
-        descr, shape, cv = npy_io.read(p("c8.npy"))
+        descr, shape, cv = read_output(p("c8.npy"))
         expect(descr == "|i1" and shape == (2048,), f"stage_in_vtcm header {descr} {shape}")
         expect(cv == [((x + 1 + 128) % 256) - 128 for x in av8], "stage_in_vtcm values")
     code, out, err = multi.run("--vtcm-capacity=1024", "--func=stage_in_vtcm", "A=" + p("a8.npy"), "C=" + p("c8.npy"))
@@ -98,18 +107,18 @@ def main():
 
     # Every size class, a 0-d parameter, bool.
     uv, dv, sv, mv = [0, 1, 2, 255, 7], [1.5, -2.0, 0.1, 4.0, 1e300], [-100], [True, False, False, True]
-    npy_io.write(p("u.npy"), "|u1", (5,), uv)
-    npy_io.write(p("d.npy"), "<f8", (5,), dv)
-    npy_io.write(p("s.npy"), "<i8", (), sv)
-    npy_io.write(p("m.npy"), "|b1", (2, 2), mv)
+    npy_tool.write(p("u.npy"), "u8", (5,), uv)
+    npy_tool.write(p("d.npy"), "f64", (5,), dv)
+    npy_tool.write(p("s.npy"), "i64", (), sv)
+    npy_tool.write(p("m.npy"), "bool", (2, 2), mv)
     code, out, err = multi.run("--func=mixed", "U=" + p("u.npy"), "D=" + p("d.npy"), "S=" + p("s.npy"),
                                "M=" + p("m.npy"), "R=" + p("r.npy"), "Q=" + p("q.npy"), "N=" + p("n.npy"))
     expect(code == 0, f"mixed runs: {code} {err!r}")
     if code == 0:
-        expect(npy_io.read(p("r.npy")) == ("<f8", (5,), [u * d / 4.0 for u, d in zip(uv, dv)]),
-               f"mixed R: {npy_io.read(p('r.npy'))}")
-        expect(npy_io.read(p("q.npy")) == ("<i8", (), [-14]), f"mixed Q: {npy_io.read(p('q.npy'))}")
-        expect(npy_io.read(p("n.npy")) == ("|b1", (2, 2), [not m for m in mv]), f"mixed N: {npy_io.read(p('n.npy'))}")
+        expect(read_output(p("r.npy")) == ("<f8", (5,), [u * d / 4.0 for u, d in zip(uv, dv)]),
+               f"mixed R: {read_output(p('r.npy'))}")
+        expect(read_output(p("q.npy")) == ("<i8", (), [-14]), f"mixed Q: {read_output(p('q.npy'))}")
+        expect(read_output(p("n.npy")) == ("|b1", (2, 2), [not m for m in mv]), f"mixed N: {read_output(p('n.npy'))}")
 
     # Malformed inputs: exit 2 with a one-line message naming the parameter.
     def bad_input(name, content, message):
@@ -119,16 +128,16 @@ def main():
         ok = code == 2 and err.startswith("error: A: ") and message in err and err.count("\n") == 1
         expect(ok, f"{name}: want exit 2 and {message!r}, got {code} {err!r}")
 
-    good = npy_io.header("<i4", (2, 3)) + struct.pack("<6i", *av)
+    good = npy_tool.header("<i4", (2, 3)) + struct.pack("<6i", *av)
     bad_input("short.npy", b"\x93NUM", "not a .npy file")
     bad_input("text.npy", b"hello, this is not numpy data at all", "bad magic")
-    bad_input("f4.npy", npy_io.header("<f4", (2, 3)) + bytes(24),
+    bad_input("f4.npy", npy_tool.header("<f4", (2, 3)) + bytes(24),
               "expected dtype '<i4' and shape (2, 3), the file has '<f4' and shape (2, 3)")
-    bad_input("shape.npy", npy_io.header("<i4", (3, 2)) + bytes(24), "the file has '<i4' and shape (3, 2)")
-    bad_input("flat.npy", npy_io.header("<i4", (6,)) + bytes(24), "the file has '<i4' and shape (6,)")
+    bad_input("shape.npy", npy_tool.header("<i4", (3, 2)) + bytes(24), "the file has '<i4' and shape (3, 2)")
+    bad_input("flat.npy", npy_tool.header("<i4", (6,)) + bytes(24), "the file has '<i4' and shape (6,)")
     bad_input("truncated.npy", good[:-4], "expected 24 bytes of data, the file has 20")
     bad_input("extra.npy", good + b"\x00", "more data than its shape holds")
-    bad_input("bigendian.npy", npy_io.header(">i4", (2, 3)) + bytes(24), "big-endian")
+    bad_input("bigendian.npy", npy_tool.header(">i4", (2, 3)) + bytes(24), "big-endian")
     bad_input("fortran.npy", good.replace(b"False", b"True "), "Fortran-order")
     bad_input("version.npy", good[:6] + b"\x05\x00" + good[8:], "unsupported .npy format version 5.0")
     bad_input("hugeheader.npy", good[:8] + b"\xff\xff" + good[10:], "truncated")

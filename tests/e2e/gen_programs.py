@@ -19,9 +19,12 @@ import argparse
 import filecmp
 import glob
 import os
-import struct
 import sys
 import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import npy_tool  # noqa: E402
 
 INTS = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
 FLOATS = ["f32", "f64"]
@@ -80,24 +83,8 @@ FLOAT_CAST = {  # 24 values converted to every integer dtype (saturation, trunca
 }
 
 
-def npy_bytes(descr, shape, payload):
-    """A NumPy .npy (format 1.0) file: magic, header padded to 64 bytes, raw data."""
-    dims = f"{shape[0]}," if len(shape) == 1 else ", ".join(map(str, shape))
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr, dims)
-    total = 10 + len(header) + 1
-    header += " " * ((64 - total % 64) % 64) + "\n"
-    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + payload
-
-
-NPY_DESCR = {"i8": "|i1", "u8": "|u1", "i16": "<i2", "u16": "<u2", "i32": "<i4", "u32": "<u4",
-             "i64": "<i8", "u64": "<u8", "f32": "<f4", "f64": "<f8", "bool": "|b1"}
-STRUCT_CODE = {"i8": "b", "u8": "B", "i16": "h", "u16": "H", "i32": "i", "u32": "I", "i64": "q",
-               "u64": "Q", "f32": "f", "f64": "d", "bool": "?"}
-
-
 def npy_of(dtype, values, shape=None):
-    payload = struct.pack("<%d%s" % (len(values), STRUCT_CODE[dtype]), *values)
-    return npy_bytes(NPY_DESCR[dtype], shape or [len(values)], payload)
+    return npy_tool.npy_bytes(dtype, shape or [len(values)], values)
 
 
 def write_data(folder):

@@ -168,9 +168,9 @@ TEST(NpyTest, MalformedFilesGiveErrors) {
       {"bad magic", "\x93NUMPX" + good.substr(6), "bad magic"},
       {"text file", "hello, this is not a numpy file at all", "bad magic"},
       {"version 4", std::string("\x93NUMPY\x04\x00", 8) + good.substr(8), "version 4.0"},
-      {"truncated header", good.substr(0, 40), "truncated header"},
-      {"header length past end", bad_len, "truncated header"},
-      {"truncated v2 prefix", std::string("\x93NUMPY\x02\x00\x10\x00", 10), "truncated header"},
+      {"truncated header", good.substr(0, 40), "truncated .npy header"},
+      {"header length past end", bad_len, "truncated .npy header"},
+      {"truncated v2 prefix", std::string("\x93NUMPY\x02\x00\x10\x00", 10), "truncated .npy header"},
       {"huge shape",
        npy_v1("{'descr': '<i4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776, "
               "1099511627776), }",

@@ -1,5 +1,6 @@
-/* The .npy header: parsing (bounds-checked: any bytes give a header or an error, never a
- * crash) and writing. Versions 1.0, 2.0 and 3.0 are read; 1.0 is written. */
+/* The .npy codec of both the device runner and the compiler (compiler/interp/Npy.cpp): header
+ * parsing (bounds-checked: any bytes give a header or an error, never a crash), the data size
+ * checked against the file, and writing. Versions 1.0, 2.0 and 3.0 are read; 1.0 is written. */
 #ifndef DSPC_NPY_H
 #define DSPC_NPY_H
 
@@ -37,8 +38,18 @@ int dspc_npy_parse_dict(const char* s, size_t n, dspc_npy_header* h, dspc_text* 
  * file in memory. On success also sets *data_offset. */
 int dspc_npy_parse(const uint8_t* p, size_t n, dspc_npy_header* h, size_t* data_offset, dspc_text* err);
 
-/* Writes a version 1.0 header for descr and shape, padded to a multiple of 64 bytes.
- * Returns its length, or 0 if it does not fit in cap. */
+/* The bytes of data the header's dtype and shape need, which must be exactly the `available`
+ * bytes the file holds after the header: checked before anyone allocates what a header claims.
+ * 0 on success with *nbytes, -1 with a message. */
+int dspc_npy_data_size(const dspc_npy_header* h, uint64_t available, uint64_t* nbytes, dspc_text* err);
+
+/* The descr numpy writes for kind 'i', 'u', 'f' or 'b' and a size in bytes ("<i4", "|u1":
+ * one-byte types are byte-order free) into out, NUL-terminated. */
+void dspc_npy_descr(char kind, unsigned bytes, char out[4]);
+
+/* Writes the version 1.0 header numpy writes for descr and shape (with its spare room for the
+ * first extent to grow, padded to a multiple of 64 bytes). Returns its length, or 0 if it does
+ * not fit in cap or ndim > DSPC_NPY_MAX_DIMS (which no reader here would accept). */
 size_t dspc_npy_write_header(uint8_t* buf, size_t cap, const char* descr, uint32_t ndim,
                              const int64_t* shape);
 
