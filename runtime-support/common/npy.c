@@ -1,7 +1,7 @@
 /* .npy headers (see npy.h). The dictionary is a Python literal; this reads the subset numpy
  * writes (any key order, either quote, optional trailing commas, Python 2 `L` suffixes)
  * with a cursor that never reads past the given length. */
-#include "npy.h"
+#include "runtime-support/common/npy.h"
 
 static const uint8_t kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "text.h"
+#include "runtime-support/common/text.h"
 
 #ifdef __cplusplus
 extern "C" {

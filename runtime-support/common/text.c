@@ -1,5 +1,5 @@
 /* Bounded text building and small string helpers (see text.h). */
-#include "text.h"
+#include "runtime-support/common/text.h"
 
 void dspc_text_init(dspc_text* t, char* buf, size_t cap) {
   t->buf = buf;

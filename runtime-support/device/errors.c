@@ -2,7 +2,7 @@
  * read by the caller after a non-zero return. Single-threaded, like the rest of the device
  * runtime. */
 #include "dspc_runtime.h"
-#include "text.h"
+#include "runtime-support/common/text.h"
 
 enum { kLastErrorCapacity = 512 };
 static char last_error[kLastErrorCapacity];

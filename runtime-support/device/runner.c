@@ -10,9 +10,9 @@
  * 4. Call the kernel; on a non-zero status print the last error and exit 1.
  * 5. Write each output. Usage, I/O and .npy problems exit 2 with a one-line message. */
 #include "dspc_runtime.h"
-#include "npy.h"
+#include "runtime-support/common/npy.h"
 #include "platform.h"
-#include "text.h"
+#include "runtime-support/common/text.h"
 
 enum { kExitOk = 0, kExitKernel = 1, kExitUsage = 2 };
 enum { kMaxBindings = 256 };

@@ -16,7 +16,7 @@
  *    still hold, since padding is computed from real addresses. */
 #include "dspc_runtime.h"
 #include "platform.h"
-#include "text.h"
+#include "runtime-support/common/text.h"
 
 #ifndef DSPC_VTCM_DEFAULT_CAPACITY
 #error "DSPC_VTCM_DEFAULT_CAPACITY must be defined by the build (bytes)"

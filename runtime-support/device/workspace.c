@@ -7,7 +7,7 @@
  * so an unknown pointer is reported, never dereferenced. */
 #include "dspc_runtime.h"
 #include "platform.h"
-#include "text.h"
+#include "runtime-support/common/text.h"
 
 #define DSPC_WORKSPACE_DEFAULT_ALIGN 128u
 

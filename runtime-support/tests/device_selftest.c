@@ -9,7 +9,7 @@
 #include "dspc_runtime.h"
 #include "platform.h"
 #include "selftest_tables.h"
-#include "text.h"
+#include "runtime-support/common/text.h"
 
 void* memcpy(void* restrict dst, const void* restrict src, size_t n);
 void* memmove(void* dst, const void* src, size_t n);

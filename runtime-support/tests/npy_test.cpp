@@ -1,5 +1,5 @@
 // The .npy header parser and writer (common/npy.c), compiled with the host compiler.
-#include "npy.h"
+#include "runtime-support/common/npy.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "dspc_runtime.h"
-#include "text.h"
+#include "runtime-support/common/text.h"
 
 extern "C" int dspc_test_live_mappings(void);
 
