@@ -255,10 +255,10 @@ void FunctionCodegen::emit_if(const IfThenElse* op) {
 void FunctionCodegen::emit_allocate(const Allocate* op) {
   const Buffer& buf = op->buffer;
   int64_t align = 0;
-  if (buf->scope == "global") align = target_.alloc_alignment;
-  if (buf->scope == "local") align = buf->dtype.bytes();
+  if (buf->scope == StorageScope::Global) align = target_.alloc_alignment;
+  if (buf->scope == StorageScope::Local) align = buf->dtype.bytes();
   if (align == 0)
-    throw CodegenError("allocation of " + buf->name + " in scope '" + buf->scope +
+    throw CodegenError("allocation of " + buf->name + " in scope '" + storage_scope_name(buf->scope) +
                        "' reached codegen (lower-vtcm-alloc should have lowered it)");
   // Entry-block allocas are static stack slots; lifetime markers let LLVM share the stack.
   llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().getFirstInsertionPt());

@@ -18,7 +18,7 @@ class VtcmAllocLowering : public RuntimeAllocLowering {
   explicit VtcmAllocLowering(int alignment) : vtcm_{kAllocateVtcm, kFreeVtcm, alignment} {}
 
   const RuntimeAllocator* allocator_for(const Buffer& b) const override {
-    return b->scope == "local.vtcm" ? &vtcm_ : nullptr;
+    return b->scope == StorageScope::Vtcm ? &vtcm_ : nullptr;
   }
 
  private:

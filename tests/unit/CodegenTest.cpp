@@ -125,8 +125,8 @@ PrimFunc seed_lowered() {
   DataType i8 = DataType::i8();
   Buffer A = BufferNode::make("A", i8, {2048}), B = BufferNode::make("B", i8, {2048}),
          C = BufferNode::make("C", i8, {2048});
-  Buffer A_buf = BufferNode::make("A_buf", i8, {2048}, "local.vtcm");
-  Buffer B_buf = BufferNode::make("B_buf", i8, {2048}, "local.vtcm");
+  Buffer A_buf = BufferNode::make("A_buf", i8, {2048}, StorageScope::Vtcm);
+  Buffer B_buf = BufferNode::make("B_buf", i8, {2048}, StorageScope::Vtcm);
   auto i = VarNode::make("i");
   Stmt compute =
       For::make(i, make_i32(0), make_i32(2048), ForKind::Serial,
@@ -251,7 +251,7 @@ TEST(Codegen, EveryOptLevelGivesValidCode) {
 
 TEST(Codegen, VtcmAllocateReachingCodegenIsAnInternalError) {
   Buffer A = BufferNode::make("A", DataType::i8(), {16});
-  Buffer T = BufferNode::make("T", DataType::i8(), {16}, "local.vtcm");
+  Buffer T = BufferNode::make("T", DataType::i8(), {16}, StorageScope::Vtcm);
   PrimFunc f{"f", {}, {A}, Allocate::make(T, copy_loop(A, T)), {}};
   std::string out, errors;
   EXPECT_FALSE(emit(Module{{f}}, {}, EmitKind::LLVM, "hexagon-v68", out, &errors));
@@ -262,8 +262,8 @@ TEST(Codegen, VtcmAllocateReachingCodegenIsAnInternalError) {
 TEST(Codegen, AllocateOnTheStack) {
   // global: aligned for HVX; local: to its elements.
   Buffer A = BufferNode::make("A", DataType::i16(), {64});
-  Buffer G = BufferNode::make("G", DataType::i16(), {64}, "global");
-  Buffer L = BufferNode::make("L", DataType::i16(), {64}, "local");
+  Buffer G = BufferNode::make("G", DataType::i16(), {64}, StorageScope::Global);
+  Buffer L = BufferNode::make("L", DataType::i16(), {64}, StorageScope::Local);
   Stmt body =
       Allocate::make(G, Allocate::make(L, Seq::make({copy_loop(G, A), copy_loop(L, G), copy_loop(A, L)})));
   std::string ir;
