@@ -11,11 +11,13 @@ struct TargetRow {
   const char* llvm_cpu;
   int vector_bytes;
   int64_t vtcm_capacity;
+  int vtcm_alignment;
 };
 
 constexpr TargetRow kTargets[] = {
-#define DSPC_TARGET(name, hexagon_version, llvm_triple, llvm_cpu, vector_bytes, vtcm_capacity) \
-  {name, hexagon_version, llvm_triple, llvm_cpu, vector_bytes, vtcm_capacity},
+#define DSPC_TARGET(name, hexagon_version, llvm_triple, llvm_cpu, vector_bytes, vtcm_capacity, \
+                    vtcm_alignment)                                                            \
+  {name, hexagon_version, llvm_triple, llvm_cpu, vector_bytes, vtcm_capacity, vtcm_alignment},
 #include "targets/Targets.def"
 };
 
@@ -28,6 +30,7 @@ Target from_row(const TargetRow& row) {
   t.llvm_cpu = row.llvm_cpu;
   t.vector_bytes = row.vector_bytes;
   t.vtcm_capacity = row.vtcm_capacity;
+  t.vtcm_alignment = row.vtcm_alignment;
   if (!t.is_hexagon) return t;
   std::string v = std::to_string(row.hexagon_version);
   // HVX floating point stays off: qemu-hexagon does not execute it, and LLVM 19 cannot select

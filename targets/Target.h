@@ -22,6 +22,7 @@ struct Target {
   // behave alike on the host and on Hexagon.
   int alloc_alignment = 128;
   int64_t vtcm_capacity = 0;  // bytes of VTCM (host: the emulated pool's default)
+  int vtcm_alignment = 0;     // of VTCM allocations; 0 leaves it to the runtime's default
   bool has_f16 = false;
   // Global-scope temporaries up to this many bytes live on the stack; larger ones come from
   // the runtime's workspace (DspcWorkspaceAlloc).

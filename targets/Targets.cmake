@@ -2,7 +2,7 @@
 #   DSPC_TARGETS                              every target name, in the table's order
 #   DSPC_DEFAULT_TARGET                       the target --target defaults to
 #   DSPC_TARGET_<name>_<COLUMN>               HEXAGON_VERSION (0: not Hexagon), TRIPLE, CPU,
-#                                             VECTOR_BYTES, VTCM_CAPACITY
+#                                             VECTOR_BYTES, VTCM_CAPACITY, VTCM_ALIGNMENT
 set(DSPC_TARGETS_DEF ${CMAKE_CURRENT_LIST_DIR}/Targets.def)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${DSPC_TARGETS_DEF})
 
@@ -12,7 +12,7 @@ set(sep "[ \t]*,[ \t]*")
 file(STRINGS ${DSPC_TARGETS_DEF} rows REGEX "^DSPC_TARGET\\(")
 set(DSPC_TARGETS)
 foreach(row ${rows})
-  if(NOT row MATCHES "^DSPC_TARGET\\(${q}${sep}${n}${sep}${q}${sep}${q}${sep}${n}${sep}${n}\\)[ \t]*$")
+  if(NOT row MATCHES "^DSPC_TARGET\\(${q}${sep}${n}${sep}${q}${sep}${q}${sep}${n}${sep}${n}${sep}${n}\\)[ \t]*$")
     message(FATAL_ERROR "${DSPC_TARGETS_DEF}: cannot read '${row}'")
   endif()
   set(name ${CMAKE_MATCH_1})
@@ -22,6 +22,7 @@ foreach(row ${rows})
   set(DSPC_TARGET_${name}_CPU ${CMAKE_MATCH_4})
   set(DSPC_TARGET_${name}_VECTOR_BYTES ${CMAKE_MATCH_5})
   set(DSPC_TARGET_${name}_VTCM_CAPACITY ${CMAKE_MATCH_6})
+  set(DSPC_TARGET_${name}_VTCM_ALIGNMENT ${CMAKE_MATCH_7})
 endforeach()
 if(NOT DSPC_TARGETS)
   message(FATAL_ERROR "${DSPC_TARGETS_DEF}: no DSPC_TARGET rows")

@@ -259,6 +259,41 @@ TEST(Codegen, VtcmAllocateReachingCodegenIsAnInternalError) {
   EXPECT_NE(errors.find("local.vtcm"), std::string::npos) << errors;
 }
 
+// A runtime allocation with alignment 0 gets the runtime's default: for VTCM the target's
+// vtcm_alignment (the runtime is built from the same table); for the workspace, no claim.
+TEST(Codegen, DefaultAllocationAlignmentComesFromTheTarget) {
+  Buffer A = BufferNode::make("A", DataType::i8(), {16});
+  auto allocated = [&](const char* fn, const char* free_fn, StorageScope scope) {
+    Buffer T = BufferNode::make("T", DataType::i8(), {16}, scope);
+    Expr alloc = Call::make(CallKind::Extern, fn, {make_i32(16), make_i32(0)});
+    Stmt use = DeclBuffer::make(
+        T, Seq::make({copy_loop(T, A),
+                      Evaluate::make(Call::make(CallKind::Extern, free_fn, {var_expr(T->data)}))}));
+    return PrimFunc{
+        "f",
+        {},
+        {A},
+        LetStmt::make(T->data, alloc, IfThenElse::make(is_null(T->data), throw_last_error(), use)),
+        {}};
+  };
+  CodegenOptions o;
+  o.target = target("hexagon-v68");
+  o.target.vtcm_alignment = 4096;  // not the table's value, so that the claim's source shows
+  o.opt_level = 0;
+  std::ostringstream d;
+  Diagnostics diag(d);
+  std::string ir;
+  ASSERT_TRUE(emit_module(Module{{allocated(kAllocateVtcm, kFreeVtcm, StorageScope::Vtcm)}}, {},
+                          EmitKind::LLVM, o, ir, diag))
+      << d.str();
+  EXPECT_NE(ir.find("\"align\"(ptr %T, i32 4096)"), std::string::npos) << ir;
+  ir.clear();
+  ASSERT_TRUE(emit_module(Module{{allocated(kWorkspaceAlloc, kWorkspaceFree, StorageScope::Global)}}, {},
+                          EmitKind::LLVM, o, ir, diag))
+      << d.str();
+  EXPECT_EQ(ir.find("\"align\"(ptr %T"), std::string::npos) << ir;
+}
+
 TEST(Codegen, AllocateOnTheStack) {
   // global: aligned for HVX; local: to its elements.
   Buffer A = BufferNode::make("A", DataType::i16(), {64});

@@ -184,9 +184,12 @@ TEST(LowerVtcmAlloc, VtcmStageReadByAReduction) {
             "}\n");
 }
 
-TEST(LowerVtcmAlloc, AlignmentComesFromTheOptions) {
+TEST(LowerVtcmAlloc, AlignmentComesFromTheTarget) {
   LowerOptions o;
-  o.vtcm_alignment = 4096;
+  EXPECT_EQ(
+      calls_in(lower(staged_copy(DataType::u8(), {128}), o))[0],
+      "call_extern(\"HexagonBackendAllocateVTCM\", 128, " + std::to_string(o.target.vtcm_alignment) + ")");
+  o.target.vtcm_alignment = 4096;
   EXPECT_EQ(calls_in(lower(staged_copy(DataType::u8(), {128}), o))[0],
             "call_extern(\"HexagonBackendAllocateVTCM\", 128, 4096)");
 }

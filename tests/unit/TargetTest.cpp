@@ -49,6 +49,7 @@ TEST(Target, DesignValues) {
   EXPECT_EQ(lookup_target("hexagon-v68")->vtcm_capacity, 4 * 1024 * 1024);
   EXPECT_EQ(lookup_target("hexagon-v69")->vtcm_capacity, 8 * 1024 * 1024);
   EXPECT_EQ(lookup_target("hexagon-v73")->vtcm_capacity, 8 * 1024 * 1024);
+  for (const std::string& name : target_names()) EXPECT_EQ(lookup_target(name)->vtcm_alignment, 2048) << name;
   Target host = *lookup_target("host");
   EXPECT_FALSE(host.is_hexagon);
   EXPECT_EQ(host.llvm_triple, "x86_64-unknown-linux-gnu");
