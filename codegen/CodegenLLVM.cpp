@@ -145,11 +145,14 @@ void FunctionCodegen::emit_let(const LetStmt* op) {
   vars_[op->var.get()] = v;
   if (op->var->dtype.is_handle()) {
     // Allocator results are aligned as requested; other handles only to their elements.
+    // Alignment 0 asks for the runtime's default: for VTCM the target's, as the runtime was
+    // built from the same table; the workspace's default is the runtime's alone, so no claim.
     int64_t align = 1;
     if (const auto* call = op->value.as<Call>()) {
       bool allocator = call->name == kAllocateVtcm || call->name == kWorkspaceAlloc;
       const IntImm* a = allocator && call->args.size() == 2 ? as_int(call->args[1]) : nullptr;
-      if (a) align = a->value == 0 ? 2048 : a->value;
+      if (a && a->value != 0) align = a->value;
+      if (a && a->value == 0 && call->name == kAllocateVtcm) align = target_.vtcm_alignment;
     }
     // Tell LLVM too (an assumption, not a call attribute, so the call reads as written), so
     // the vectoriser's wide accesses to the block get aligned after InferAlignment.
@@ -255,10 +258,10 @@ void FunctionCodegen::emit_if(const IfThenElse* op) {
 void FunctionCodegen::emit_allocate(const Allocate* op) {
   const Buffer& buf = op->buffer;
   int64_t align = 0;
-  if (buf->scope == "global") align = target_.alloc_alignment;
-  if (buf->scope == "local") align = buf->dtype.bytes();
+  if (buf->scope == StorageScope::Global) align = target_.alloc_alignment;
+  if (buf->scope == StorageScope::Local) align = buf->dtype.bytes();
   if (align == 0)
-    throw CodegenError("allocation of " + buf->name + " in scope '" + buf->scope +
+    throw CodegenError("allocation of " + buf->name + " in scope '" + storage_scope_name(buf->scope) +
                        "' reached codegen (lower-vtcm-alloc should have lowered it)");
   // Entry-block allocas are static stack slots; lifetime markers let LLVM share the stack.
   llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().getFirstInsertionPt());

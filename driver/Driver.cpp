@@ -25,14 +25,15 @@ namespace dspc {
 
 namespace {
 
-const char* kUsage = R"(usage: dspc FILE [options]          compile a .dsp (or TIR) file
+// The usage text around the --target line, which comes from the target table.
+const char* kUsageHead = R"(usage: dspc FILE [options]          compile a .dsp (or TIR) file
        dspc run FILE [options]      compile, link, run on the simulator (or host) and show results
 
 Input is a .dsp file, or TIR as printed by --emit=tir. FILE '-' reads standard input.
 
 Compile options:
-  --target=T             hexagon-v65|v66|v68|v69|v73 or host (default hexagon-v68)
-  --emit=KIND            tir, llvm, asm, obj, exe or header (default obj)
+)";
+const char* kUsageTail = R"(  --emit=KIND            tir, llvm, asm, obj, exe or header (default obj)
   -o FILE                output file ('-' for standard output). Default: standard output for
                          tir/llvm/asm/header, FILE's stem + .o for obj, + .elf for exe
   -O0 -O1 -O2 -O3        LLVM optimisation level (default -O2)
@@ -63,6 +64,46 @@ Run options (dspc run):
 )";
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+// The Hexagon targets by version, and the others, as the table has them.
+std::pair<std::vector<Target>, std::vector<Target>> targets_by_kind() {
+  std::vector<Target> hexagon, other;
+  for (const std::string& name : target_names()) {
+    Target t = *lookup_target(name);
+    (t.is_hexagon ? hexagon : other).push_back(t);
+  }
+  std::sort(hexagon.begin(), hexagon.end(),
+            [](const Target& a, const Target& b) { return a.hexagon_version < b.hexagon_version; });
+  return {hexagon, other};
+}
+
+// "hexagon-v65|v66|v68|v69|v73 or host (default hexagon-v68)"
+std::string target_choices() {
+  auto [hexagon, other] = targets_by_kind();
+  std::string out;
+  for (const Target& t : hexagon) out += out.empty() ? t.name : "|v" + std::to_string(t.hexagon_version);
+  for (const Target& t : other) out += (out.empty() ? "" : " or ") + t.name;
+  return out + " (default " + kDefaultTarget + ")";
+}
+
+// "hexagon-v65..v73, host"
+std::string target_summary() {
+  auto [hexagon, other] = targets_by_kind();
+  std::vector<std::string> parts;
+  if (!hexagon.empty()) {
+    std::string range = hexagon.front().name;
+    if (hexagon.size() > 1) range += "..v" + std::to_string(hexagon.back().hexagon_version);
+    parts.push_back(range);
+  }
+  for (const Target& t : other) parts.push_back(t.name);
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+std::string usage() {
+  return std::string(kUsageHead) + "  --target=T             " + target_choices() + "\n" + kUsageTail;
+}
 
 bool parse_int(const std::string& s, int64_t& out) {
   if (s.empty() || s.size() > 18) return false;
@@ -128,11 +169,11 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     int r = 0;
     auto missing = [&](const char* name) { return usage_error(std::string("missing value after ") + name); };
     if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
+      std::cout << usage();
       return 0;
     }
     if (a == "--version") {
-      std::cout << "dspc " << DSPC_VERSION << " (LLVM 19, targets: hexagon-v65..v73, host)\n";
+      std::cout << "dspc " << DSPC_VERSION << " (LLVM 19, targets: " << target_summary() << ")\n";
       return 0;
     }
     if (a == "--list-passes") {

@@ -1,6 +1,6 @@
 // lower-vtcm-alloc
 //  1. Pick every Allocate with scope "local.vtcm"; allocate it with
-//     HexagonBackendAllocateVTCM(bytes, options.vtcm_alignment) and free it with
+//     HexagonBackendAllocateVTCM(bytes, options.target.vtcm_alignment) and free it with
 //     HexagonBackendFreeVTCM.
 //  2. RuntimeAllocLowering does the rewrite: let + null check whose failure path frees the
 //     enclosing runtime allocations innermost first + decl_buffer + body + free.
@@ -18,7 +18,7 @@ class VtcmAllocLowering : public RuntimeAllocLowering {
   explicit VtcmAllocLowering(int alignment) : vtcm_{kAllocateVtcm, kFreeVtcm, alignment} {}
 
   const RuntimeAllocator* allocator_for(const Buffer& b) const override {
-    return b->scope == "local.vtcm" ? &vtcm_ : nullptr;
+    return b->scope == StorageScope::Vtcm ? &vtcm_ : nullptr;
   }
 
  private:
@@ -28,7 +28,7 @@ class VtcmAllocLowering : public RuntimeAllocLowering {
 }  // namespace
 
 Module lower_vtcm_alloc(const Module& m, const LowerOptions& options) {
-  return mutate_module<VtcmAllocLowering>(m, options.vtcm_alignment);
+  return mutate_module<VtcmAllocLowering>(m, options.target.vtcm_alignment);
 }
 
 }  // namespace dspc

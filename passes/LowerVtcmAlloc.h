@@ -7,7 +7,7 @@
 namespace dspc {
 
 // Replaces each `allocate` with scope "local.vtcm" by
-//   let NAME: handle = call_extern("HexagonBackendAllocateVTCM", NBYTES, options.vtcm_alignment)
+//   let NAME: handle = call_extern("HexagonBackendAllocateVTCM", NBYTES, options.target.vtcm_alignment)
 //   if isnullptr(NAME) { <free the enclosing runtime allocations, innermost first>; throw_last_error() }
 //   else { decl_buffer NAME: DT[shape] scope "local.vtcm"; <body>; call_extern("HexagonBackendFreeVTCM",
 //   NAME) }

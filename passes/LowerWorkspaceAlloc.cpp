@@ -19,7 +19,7 @@ class WorkspaceAllocLowering : public RuntimeAllocLowering {
       : max_stack_alloc_(max_stack_alloc), workspace_{kWorkspaceAlloc, kWorkspaceFree, alignment} {}
 
   const RuntimeAllocator* allocator_for(const Buffer& b) const override {
-    return b->scope == "global" && b->size_bytes() > max_stack_alloc_ ? &workspace_ : nullptr;
+    return b->scope == StorageScope::Global && b->size_bytes() > max_stack_alloc_ ? &workspace_ : nullptr;
   }
 
  private:

@@ -104,8 +104,8 @@ class ReductionLowering : public IRMutator {
     Span s = op->span;
     for (const auto& a : op->axes)
       DSPC_CHECK(a.extent <= INT32_MAX, "reduction extent does not fit a loop bound");
-    Buffer acc =
-        BufferNode::make(fresh_name(stage_name_ + "_" + reduce_op_name(op->op)), op->dtype, {1}, "local", s);
+    Buffer acc = BufferNode::make(fresh_name(stage_name_ + "_" + reduce_op_name(op->op)), op->dtype, {1},
+                                  StorageScope::Local, s);
     Expr acc_value = Load::make(acc, {make_i32(0)}, s);
     Stmt loops = wrap_reductions(
         inner, Store::make(acc, {make_i32(0)}, reduce_combine(op->op, acc_value, source, s), s));

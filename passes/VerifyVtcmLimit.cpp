@@ -28,7 +28,7 @@ class VtcmLimitChecker : public IRVisitor {
       : capacity_(capacity), capacity_source_(std::move(capacity_source)), diag_(diag) {}
 
   void visit_Allocate(const Allocate* op) override {
-    if (op->buffer->scope != "local.vtcm") {
+    if (op->buffer->scope != StorageScope::Vtcm) {
       IRVisitor::visit_Allocate(op);
       return;
     }

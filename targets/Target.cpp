@@ -4,48 +4,55 @@ namespace dspc {
 
 namespace {
 
-Target hexagon(int version, int64_t vtcm_kib) {
+struct TargetRow {
+  const char* name;
+  int hexagon_version;
+  const char* llvm_triple;
+  const char* llvm_cpu;
+  int vector_bytes;
+  int64_t vtcm_capacity;
+  int vtcm_alignment;
+};
+
+constexpr TargetRow kTargets[] = {
+#define DSPC_TARGET(name, hexagon_version, llvm_triple, llvm_cpu, vector_bytes, vtcm_capacity, \
+                    vtcm_alignment)                                                            \
+  {name, hexagon_version, llvm_triple, llvm_cpu, vector_bytes, vtcm_capacity, vtcm_alignment},
+#include "targets/Targets.def"
+};
+
+Target from_row(const TargetRow& row) {
   Target t;
-  std::string v = std::to_string(version);
-  t.name = "hexagon-v" + v;
-  t.is_hexagon = true;
-  t.hexagon_version = version;
-  t.llvm_triple = "hexagon-unknown-linux-musl";
-  t.llvm_cpu = "hexagonv" + v;
+  t.name = row.name;
+  t.is_hexagon = row.hexagon_version != 0;
+  t.hexagon_version = row.hexagon_version;
+  t.llvm_triple = row.llvm_triple;
+  t.llvm_cpu = row.llvm_cpu;
+  t.vector_bytes = row.vector_bytes;
+  t.vtcm_capacity = row.vtcm_capacity;
+  t.vtcm_alignment = row.vtcm_alignment;
+  if (!t.is_hexagon) return t;
+  std::string v = std::to_string(row.hexagon_version);
   // HVX floating point stays off: qemu-hexagon does not execute it, and LLVM 19 cannot select
   // parts of it (an unordered v32f32 compare aborts on v69). Scalar float code is unaffected.
-  t.llvm_features = "+hvxv" + v + ",+hvx-length128b,-hvx-qfloat,-hvx-ieee-fp";
-  t.vector_bytes = 128;
-  t.alloc_alignment = 128;
-  t.vtcm_capacity = vtcm_kib * 1024;
-  t.has_f16 = version >= 68;
-  return t;
-}
-
-Target host() {
-  Target t;
-  t.name = "host";
-  t.llvm_triple = "x86_64-unknown-linux-gnu";
-  t.llvm_cpu = "x86-64";
-  t.vector_bytes = 16;
-  t.alloc_alignment = 128;  // same as Hexagon, so buffers behave alike on both
-  t.vtcm_capacity = 8 * 1024 * 1024;  // the host emulates VTCM with an ordinary pool
+  t.llvm_features =
+      "+hvxv" + v + ",+hvx-length" + std::to_string(row.vector_bytes) + "b,-hvx-qfloat,-hvx-ieee-fp";
+  t.has_f16 = row.hexagon_version >= 68;
   return t;
 }
 
 }  // namespace
 
 std::vector<std::string> target_names() {
-  return {"hexagon-v68", "hexagon-v65", "hexagon-v66", "hexagon-v69", "hexagon-v73", "host"};
+  std::vector<std::string> names = {kDefaultTarget};
+  for (const TargetRow& row : kTargets)
+    if (row.name != std::string_view(kDefaultTarget)) names.push_back(row.name);
+  return names;
 }
 
 std::optional<Target> lookup_target(std::string_view name) {
-  if (name == "host") return host();
-  if (name == "hexagon-v65") return hexagon(65, 256);
-  if (name == "hexagon-v66") return hexagon(66, 256);
-  if (name == "hexagon-v68") return hexagon(68, 4096);
-  if (name == "hexagon-v69") return hexagon(69, 8192);
-  if (name == "hexagon-v73") return hexagon(73, 8192);
+  for (const TargetRow& row : kTargets)
+    if (name == row.name) return from_row(row);
   return std::nullopt;
 }
 

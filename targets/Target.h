@@ -9,6 +9,7 @@
 
 namespace dspc {
 
+// The per-target values come from targets/Targets.def; the rest is the same for every target.
 struct Target {
   std::string name;           // "hexagon-v68", "host"
   bool is_hexagon = false;
@@ -17,8 +18,11 @@ struct Target {
   std::string llvm_cpu;       // "hexagonv68"
   std::string llvm_features;  // "+hvxv68,+hvx-length128b,-hvx-qfloat,-hvx-ieee-fp"
   int vector_bytes = 128;     // HVX vector width
-  int alloc_alignment = 128;  // alignment of buffers the compiler allocates
+  // Alignment of buffers the compiler allocates; the same on every target, so that buffers
+  // behave alike on the host and on Hexagon.
+  int alloc_alignment = 128;
   int64_t vtcm_capacity = 0;  // bytes of VTCM (host: the emulated pool's default)
+  int vtcm_alignment = 0;     // of VTCM allocations; 0 leaves it to the runtime's default
   bool has_f16 = false;
   // Global-scope temporaries up to this many bytes live on the stack; larger ones come from
   // the runtime's workspace (DspcWorkspaceAlloc).
@@ -27,8 +31,10 @@ struct Target {
 
 // Looks a target up by its --target name; nullopt if unknown.
 std::optional<Target> lookup_target(std::string_view name);
-// All --target names, default first.
+// All --target names, default first, then in the table's order.
 std::vector<std::string> target_names();
-inline constexpr const char* kDefaultTarget = "hexagon-v68";
+
+#define DSPC_DEFAULT_TARGET(name) inline constexpr const char* kDefaultTarget = name;
+#include "targets/Targets.def"
 
 }  // namespace dspc

@@ -344,7 +344,7 @@ class FuncChecker {
     DataType dtype = *DataType::parse(p.dtype);
     auto extents = shape(p.name, p.span, p.extents, dtype);
     if (!extents) return;
-    Buffer b = BufferNode::make(p.name, dtype, *extents, "global", p.span);
+    Buffer b = BufferNode::make(p.name, dtype, *extents, StorageScope::Global, p.span);
     poisoned_.erase(p.name);
     (kind == ParamKind::Input ? inputs_ : outputs_)[p.name] = b;
     (kind == ParamKind::Input ? out_.inputs : out_.outputs).push_back(b);
@@ -362,9 +362,11 @@ class FuncChecker {
       return log_.error(c.args.empty() ? c.lparen_span : c.args[0].span,
                         "set_scope expects one string argument, e.g. set_scope(\"local.vtcm\")");
     const std::string& s = c.args[0].text;
-    if (s != "global" && s != "local.vtcm" && s != "global.vtcm")
-      return log_.error(c.args[0].span, "unknown scope '" + s + "' (expected \"global\" or \"local.vtcm\")");
-    scopes_[c.target] = canonical_scope(s);
+    auto scope = parse_storage_scope(s);
+    if (!scope || !is_schedulable_scope(*scope))
+      return log_.error(c.args[0].span,
+                        "unknown scope '" + s + "' (expected " + schedulable_scope_names() + ")");
+    scopes_[c.target] = *scope;
   }
 
   void stage(size_t i) {
@@ -437,8 +439,8 @@ class FuncChecker {
       if (auto message = size_error("tensor '" + s.name + "'", element_count(sizes), body.dtype()))
         fail(s.span, std::move(*message));
       auto scope = scopes_.find(s.name);
-      out = BufferNode::make(s.name, body.dtype(), extents, scope == scopes_.end() ? "global" : scope->second,
-                             s.span);
+      out = BufferNode::make(s.name, body.dtype(), extents,
+                             scope == scopes_.end() ? StorageScope::Global : scope->second, s.span);
     }
     Stage st;
     st.out = out;
@@ -458,7 +460,7 @@ class FuncChecker {
   std::set<std::string> poisoned_;  // names whose definition failed: reading them fails quietly
   std::set<std::string> defined_;   // stage names seen so far
   std::map<std::string, size_t> first_stage_;
-  std::map<std::string, std::string> scopes_;
+  std::map<std::string, StorageScope> scopes_;
 };
 
 VarRef StageElaborator::find_var(const std::string& name, Span span) {

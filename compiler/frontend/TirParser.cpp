@@ -142,10 +142,13 @@ class TirParser {
     if (too_large) ts_.fail(name.span, std::move(*too_large));
     std::vector<int64_t> shape;
     for (uint64_t e : extents) shape.push_back(static_cast<int64_t>(std::min<uint64_t>(e, INT64_MAX)));
-    std::string scope = "global";
+    StorageScope scope = StorageScope::Global;
     if (!scope_word.empty()) {
       expect_word(scope_word.c_str());
-      scope = ts_.expect(Tok::String, "scope string").text;
+      const std::string& text = ts_.expect(Tok::String, "scope string").text;
+      auto parsed = parse_storage_scope(text);
+      if (!parsed) ts_.fail(name.span, "unknown storage scope '" + text + "'");
+      scope = *parsed;
     }
     return checked(name.span, [&] { return BufferNode::make(name.text, dt, shape, scope, name.span); });
   }

@@ -107,26 +107,20 @@ const char* for_kind_name(ForKind k) {
   return "?";
 }
 
-bool is_valid_scope(const std::string& scope) {
-  return scope == "global" || scope == "local" || scope == "local.vtcm" || scope == "global.vtcm";
-}
-
-std::string canonical_scope(const std::string& s) { return s == "global.vtcm" ? "local.vtcm" : s; }
-
 int64_t BufferNode::num_elements() const {
   int64_t n = 1;
   for (int64_t e : shape) n *= e;
   return n;
 }
 
-Buffer BufferNode::make(std::string name, DataType dtype, std::vector<int64_t> shape,
-                        std::string scope, Span span) {
+Buffer BufferNode::make(std::string name, DataType dtype, std::vector<int64_t> shape, StorageScope scope,
+                        Span span) {
   auto data = VarNode::make(name, DataType::handle(), span);
-  return make_with_data(std::move(data), dtype, std::move(shape), std::move(scope), span);
+  return make_with_data(std::move(data), dtype, std::move(shape), scope, span);
 }
 
-Buffer BufferNode::make_with_data(VarRef data, DataType dtype, std::vector<int64_t> shape,
-                                  std::string scope, Span span) {
+Buffer BufferNode::make_with_data(VarRef data, DataType dtype, std::vector<int64_t> shape, StorageScope scope,
+                                  Span span) {
   require(data != nullptr && data->dtype.is_handle(), "buffer data must be a handle variable");
   require(!dtype.is_handle() && dtype.is_scalar(), "buffer element type must be a scalar value type");
   require(!shape.empty(), "buffer " + data->name + " needs at least one dimension");
@@ -138,12 +132,11 @@ Buffer BufferNode::make_with_data(VarRef data, DataType dtype, std::vector<int64
             "buffer " + data->name + " is too large");
     n *= e;
   }
-  require(is_valid_scope(scope), "unknown storage scope '" + scope + "'");
   auto b = std::make_shared<BufferNode>();
   b->name = data->name;
   b->dtype = dtype;
   b->shape = std::move(shape);
-  b->scope = canonical_scope(scope);
+  b->scope = scope;
   b->data = std::move(data);
   b->span = span;
   return b;

@@ -17,6 +17,7 @@
 #include "compiler/ir/Check.h"
 #include "compiler/ir/DataType.h"
 #include "compiler/ir/SourceLocation.h"
+#include "compiler/ir/StorageScope.h"
 
 namespace dspc {
 
@@ -120,26 +121,22 @@ struct BufferNode {
   std::string name;
   DataType dtype;
   std::vector<int64_t> shape;
-  std::string scope;  // "global" or "local.vtcm" ("local" for compiler temporaries)
-  VarRef data;        // a handle Var named like the buffer
+  StorageScope scope = StorageScope::Global;
+  VarRef data;  // a handle Var named like the buffer
   Span span;
 
   int64_t num_elements() const;
   int64_t size_bytes() const { return num_elements() * dtype.bytes(); }
 
   // Makes a buffer and its data variable. Shape extents must be positive.
-  static std::shared_ptr<const BufferNode> make(std::string name, DataType dtype,
-                                                std::vector<int64_t> shape,
-                                                std::string scope = "global", Span span = {});
+  static std::shared_ptr<const BufferNode> make(std::string name, DataType dtype, std::vector<int64_t> shape,
+                                                StorageScope scope = StorageScope::Global, Span span = {});
   // A buffer over an existing handle variable (after lowering).
   static std::shared_ptr<const BufferNode> make_with_data(VarRef data, DataType dtype,
-                                                          std::vector<int64_t> shape,
-                                                          std::string scope, Span span = {});
+                                                          std::vector<int64_t> shape, StorageScope scope,
+                                                          Span span = {});
 };
 using Buffer = std::shared_ptr<const BufferNode>;
-
-bool is_valid_scope(const std::string& scope);     // "global", "local", "local.vtcm", "global.vtcm"
-std::string canonical_scope(const std::string& s);  // maps "global.vtcm" to "local.vtcm"
 
 // ---------------------------------------------------------------- expressions
 

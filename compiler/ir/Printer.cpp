@@ -125,7 +125,8 @@ class StmtPrinter {
       line(indent, "let " + op->var->name + ": " + op->var->dtype.str() + " = " + print_expr(op->value));
       block(op->body, indent);
     } else if (const auto* op = s.as<DeclBuffer>()) {
-      line(indent, "decl_buffer " + buffer_decl(op->buffer) + " scope \"" + op->buffer->scope + "\"");
+      line(indent, "decl_buffer " + buffer_decl(op->buffer) + " scope \"" +
+                       storage_scope_name(op->buffer->scope) + "\"");
       block(op->body, indent);
     } else if (const auto* op = s.as<For>()) {
       line(indent, "for " + op->var->name + " in " + for_kind_name(op->for_kind) + "(" +
@@ -141,7 +142,8 @@ class StmtPrinter {
       }
       line(indent, "}");
     } else if (const auto* op = s.as<Allocate>()) {
-      line(indent, "allocate " + buffer_decl(op->buffer) + " scope \"" + op->buffer->scope + "\" {");
+      line(indent, "allocate " + buffer_decl(op->buffer) + " scope \"" +
+                       storage_scope_name(op->buffer->scope) + "\" {");
       block(op->body, indent + 1);
       line(indent, "}");
     } else if (const auto* op = s.as<Store>()) {
@@ -238,10 +240,10 @@ std::string print_tensor_program(const TensorProgram& p) {
     }
     bool any = false;
     for (const auto& st : f.stages) {
-      if (st.out->scope == "global") continue;
+      if (st.out->scope == StorageScope::Global) continue;
       if (!any) os << "  schedule {\n";
       any = true;
-      os << "    " << st.out->name << ".set_scope(\"" << st.out->scope << "\")\n";
+      os << "    " << st.out->name << ".set_scope(\"" << storage_scope_name(st.out->scope) << "\")\n";
     }
     if (any) os << "  }\n";
     os << "}\n";

@@ -15,11 +15,9 @@ namespace dspc {
 enum class InjectedFailure { Check, Make, InvalidTir };
 
 struct LowerOptions {
-  Target target;
+  Target target = *lookup_target(kDefaultTarget);
   // VTCM bytes available to one function; negative means the target's capacity.
   int64_t vtcm_capacity = -1;
-  // Alignment passed to HexagonBackendAllocateVTCM.
-  int vtcm_alignment = 2048;
   // Run the verifier after every pass (always on in debug builds).
   bool verify_each = false;
   // Print the TIR after these passes (kebab-case names), or after all of them.

@@ -18,12 +18,15 @@
 #include "platform.h"
 #include "runtime-support/common/text.h"
 
+/* Both come from the target's row of targets/Targets.def. */
 #ifndef DSPC_VTCM_DEFAULT_CAPACITY
 #error "DSPC_VTCM_DEFAULT_CAPACITY must be defined by the build (bytes)"
 #endif
+#ifndef DSPC_VTCM_DEFAULT_ALIGN
+#error "DSPC_VTCM_DEFAULT_ALIGN must be defined by the build (bytes, a power of two)"
+#endif
 
 enum { kMaxBlocks = 256 };
-#define DSPC_VTCM_DEFAULT_ALIGN 2048u
 #define DSPC_VTCM_MAX_CAPACITY (1u << 30)
 #define DSPC_VTCM_BASE_ALIGN 65536u
 

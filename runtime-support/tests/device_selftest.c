@@ -321,7 +321,8 @@ static void test_pool(void) {
   uint8_t* c = (uint8_t*)HexagonBackendAllocateVTCM(5000, 4096);
   check(a && b && c, "three allocations", 0, 0, 0);
   if (!a || !b || !c) return;
-  check(((uintptr_t)a & 2047) == 0, "default alignment 2048", 0, (uintptr_t)a, 0);
+  check(((uintptr_t)a & (DSPC_VTCM_DEFAULT_ALIGN - 1)) == 0, "default alignment", 0, (uintptr_t)a,
+        DSPC_VTCM_DEFAULT_ALIGN);
   check(((uintptr_t)b & 127) == 0, "alignment 128", 0, (uintptr_t)b, 0);
   check(((uintptr_t)c & 4095) == 0, "alignment 4096", 0, (uintptr_t)c, 0);
   for (int i = 0; i < 2048; i++) a[i] = 1;

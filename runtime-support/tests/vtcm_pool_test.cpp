@@ -15,7 +15,8 @@ extern "C" int dspc_test_live_mappings(void);
 
 namespace {
 
-constexpr uint32_t kDefaultCapacity = 262144;  // DSPC_VTCM_DEFAULT_CAPACITY of this test build
+constexpr uint32_t kDefaultCapacity = DSPC_VTCM_DEFAULT_CAPACITY;  // of this test build
+static_assert(kDefaultCapacity == 262144, "the expected messages below spell out the capacity");
 
 class VtcmPool : public ::testing::Test {
  protected:
@@ -63,11 +64,14 @@ TEST_F(VtcmPool, AllocationsAreDisjointAndWritable) {
   EXPECT_EQ(dspc_vtcm_bytes_in_use(), 4096u);
 }
 
+// The pool uses the alignment the build passed (the default target's row of the target
+// table), and that is DESIGN.md's 2048.
 TEST_F(VtcmPool, DefaultAlignmentIs2048) {
+  EXPECT_EQ(DSPC_VTCM_DEFAULT_ALIGN, 2048u);
   for (uint32_t n : {1u, 100u, 2047u, 2049u, 5000u}) {
     void* p = alloc(n, 0);
     ASSERT_NE(p, nullptr);
-    EXPECT_EQ(addr(p) % 2048, 0u) << n;
+    EXPECT_EQ(addr(p) % DSPC_VTCM_DEFAULT_ALIGN, 0u) << n;
   }
 }
 

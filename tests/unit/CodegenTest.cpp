@@ -125,8 +125,8 @@ PrimFunc seed_lowered() {
   DataType i8 = DataType::i8();
   Buffer A = BufferNode::make("A", i8, {2048}), B = BufferNode::make("B", i8, {2048}),
          C = BufferNode::make("C", i8, {2048});
-  Buffer A_buf = BufferNode::make("A_buf", i8, {2048}, "local.vtcm");
-  Buffer B_buf = BufferNode::make("B_buf", i8, {2048}, "local.vtcm");
+  Buffer A_buf = BufferNode::make("A_buf", i8, {2048}, StorageScope::Vtcm);
+  Buffer B_buf = BufferNode::make("B_buf", i8, {2048}, StorageScope::Vtcm);
   auto i = VarNode::make("i");
   Stmt compute =
       For::make(i, make_i32(0), make_i32(2048), ForKind::Serial,
@@ -251,7 +251,7 @@ TEST(Codegen, EveryOptLevelGivesValidCode) {
 
 TEST(Codegen, VtcmAllocateReachingCodegenIsAnInternalError) {
   Buffer A = BufferNode::make("A", DataType::i8(), {16});
-  Buffer T = BufferNode::make("T", DataType::i8(), {16}, "local.vtcm");
+  Buffer T = BufferNode::make("T", DataType::i8(), {16}, StorageScope::Vtcm);
   PrimFunc f{"f", {}, {A}, Allocate::make(T, copy_loop(A, T)), {}};
   std::string out, errors;
   EXPECT_FALSE(emit(Module{{f}}, {}, EmitKind::LLVM, "hexagon-v68", out, &errors));
@@ -259,11 +259,46 @@ TEST(Codegen, VtcmAllocateReachingCodegenIsAnInternalError) {
   EXPECT_NE(errors.find("local.vtcm"), std::string::npos) << errors;
 }
 
+// A runtime allocation with alignment 0 gets the runtime's default: for VTCM the target's
+// vtcm_alignment (the runtime is built from the same table); for the workspace, no claim.
+TEST(Codegen, DefaultAllocationAlignmentComesFromTheTarget) {
+  Buffer A = BufferNode::make("A", DataType::i8(), {16});
+  auto allocated = [&](const char* fn, const char* free_fn, StorageScope scope) {
+    Buffer T = BufferNode::make("T", DataType::i8(), {16}, scope);
+    Expr alloc = Call::make(CallKind::Extern, fn, {make_i32(16), make_i32(0)});
+    Stmt use = DeclBuffer::make(
+        T, Seq::make({copy_loop(T, A),
+                      Evaluate::make(Call::make(CallKind::Extern, free_fn, {var_expr(T->data)}))}));
+    return PrimFunc{
+        "f",
+        {},
+        {A},
+        LetStmt::make(T->data, alloc, IfThenElse::make(is_null(T->data), throw_last_error(), use)),
+        {}};
+  };
+  CodegenOptions o;
+  o.target = target("hexagon-v68");
+  o.target.vtcm_alignment = 4096;  // not the table's value, so that the claim's source shows
+  o.opt_level = 0;
+  std::ostringstream d;
+  Diagnostics diag(d);
+  std::string ir;
+  ASSERT_TRUE(emit_module(Module{{allocated(kAllocateVtcm, kFreeVtcm, StorageScope::Vtcm)}}, {},
+                          EmitKind::LLVM, o, ir, diag))
+      << d.str();
+  EXPECT_NE(ir.find("\"align\"(ptr %T, i32 4096)"), std::string::npos) << ir;
+  ir.clear();
+  ASSERT_TRUE(emit_module(Module{{allocated(kWorkspaceAlloc, kWorkspaceFree, StorageScope::Global)}}, {},
+                          EmitKind::LLVM, o, ir, diag))
+      << d.str();
+  EXPECT_EQ(ir.find("\"align\"(ptr %T"), std::string::npos) << ir;
+}
+
 TEST(Codegen, AllocateOnTheStack) {
   // global: aligned for HVX; local: to its elements.
   Buffer A = BufferNode::make("A", DataType::i16(), {64});
-  Buffer G = BufferNode::make("G", DataType::i16(), {64}, "global");
-  Buffer L = BufferNode::make("L", DataType::i16(), {64}, "local");
+  Buffer G = BufferNode::make("G", DataType::i16(), {64}, StorageScope::Global);
+  Buffer L = BufferNode::make("L", DataType::i16(), {64}, StorageScope::Local);
   Stmt body =
       Allocate::make(G, Allocate::make(L, Seq::make({copy_loop(G, A), copy_loop(L, G), copy_loop(A, L)})));
   std::string ir;

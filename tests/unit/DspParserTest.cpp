@@ -97,10 +97,10 @@ TEST(DspParser, AllocVtcmExample) {
   EXPECT_EQ(f.inputs[0]->name, "A");
   EXPECT_EQ(f.inputs[0]->dtype, DataType::i8());
   EXPECT_EQ(f.inputs[0]->shape, std::vector<int64_t>{2048});
-  EXPECT_EQ(f.inputs[0]->scope, "global");
+  EXPECT_EQ(f.inputs[0]->scope, StorageScope::Global);
   const Stage& a_buf = f.stages[0];
   EXPECT_EQ(a_buf.out->name, "A_buf");
-  EXPECT_EQ(a_buf.out->scope, "local.vtcm");
+  EXPECT_EQ(a_buf.out->scope, StorageScope::Vtcm);
   EXPECT_EQ(a_buf.out->dtype, DataType::i8());
   EXPECT_EQ(a_buf.out->shape, std::vector<int64_t>{2048});
   EXPECT_FALSE(a_buf.is_result);
@@ -113,7 +113,7 @@ TEST(DspParser, AllocVtcmExample) {
   ASSERT_NE(la, nullptr);
   EXPECT_EQ(la->buffer, f.inputs[0]);
   EXPECT_EQ(la->indices[0].get(), static_cast<const ExprNode*>(a_buf.index_vars[0].get()));
-  EXPECT_EQ(f.stages[1].out->scope, "local.vtcm");
+  EXPECT_EQ(f.stages[1].out->scope, StorageScope::Vtcm);
   // The result stage writes the very Buffer of the signature and reads the earlier stages'.
   const Stage& c = f.stages[2];
   EXPECT_TRUE(c.is_result);
@@ -181,8 +181,8 @@ TEST(DspParser, SemicolonsScopesAndAliases) {
       "func f(A: f32[4, 8]) -> (C: f32[4, 8]) { T[i: 4, j: 8] = A[i, j] * 2.0; U[i: 4, j: 8] = T[i, j]; "
       "C[i: 4, j: 8] = U[i, j] schedule { T.set_scope(\"global.vtcm\"); U.set_scope(\"global\") } }");
   ASSERT_EQ(f.stages.size(), 3u);
-  EXPECT_EQ(f.stages[0].out->scope, "local.vtcm");
-  EXPECT_EQ(f.stages[1].out->scope, "global");
+  EXPECT_EQ(f.stages[0].out->scope, StorageScope::Vtcm);
+  EXPECT_EQ(f.stages[1].out->scope, StorageScope::Global);
   EXPECT_EQ(f.stages[0].out->shape, (std::vector<int64_t>{4, 8}));
   EXPECT_TRUE(f.stages[2].is_result);  // extents equal to the signature are allowed
 }

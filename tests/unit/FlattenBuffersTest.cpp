@@ -62,7 +62,7 @@ TEST(FlattenBuffers, ThreeDimensionalIndexNestsTheProducts) {
 
 TEST(FlattenBuffers, KeepsNameScopeDtypeAndDataVariable) {
   Buffer a = BufferNode::make("A", DataType::u8(), {8, 16});
-  Buffer t = BufferNode::make("T", DataType::i32(), {2, 5}, "local.vtcm");
+  Buffer t = BufferNode::make("T", DataType::i32(), {2, 5}, StorageScope::Vtcm);
   Buffer c = BufferNode::make("C", DataType::u8(), {8, 16});
   Stmt body = Allocate::make(
       t, Seq::make({Store::make(t, {make_i32(1), make_i32(2)}, make_i32(7)),
@@ -76,7 +76,7 @@ TEST(FlattenBuffers, KeepsNameScopeDtypeAndDataVariable) {
   const auto* alloc = f.body.as<Allocate>();
   ASSERT_NE(alloc, nullptr);
   EXPECT_EQ(alloc->buffer->shape, std::vector<int64_t>{10});
-  EXPECT_EQ(alloc->buffer->scope, "local.vtcm");
+  EXPECT_EQ(alloc->buffer->scope, StorageScope::Vtcm);
   EXPECT_EQ(alloc->buffer->dtype, DataType::i32());
   EXPECT_EQ(alloc->buffer->data, t->data);
   // Every access refers to the very buffer object that is declared.
@@ -113,7 +113,7 @@ TEST(FlattenBuffers, RankOneBuffersAreUntouched) {
 }
 
 TEST(FlattenBuffers, DeclBufferIsFlattenedAndVectorIndicesBroadcastScalars) {
-  Buffer t = BufferNode::make("T", DataType::i8(), {2, 128}, "local.vtcm");
+  Buffer t = BufferNode::make("T", DataType::i8(), {2, 128}, StorageScope::Vtcm);
   VarRef i = VarNode::make("i");
   Expr ramp = Ramp::make(make_i32(0), make_i32(1), 128);
   Stmt store = Store::make(t, {v(i), ramp}, Broadcast::make(IntImm::make(DataType::i8(), 1), 128));

@@ -106,8 +106,25 @@ TEST(IR, LoadsAndStoresCheckBuffers) {
   EXPECT_THROW(Store::make(a, {i, i}, i32(1)), IRError);
   EXPECT_EQ(a->size_bytes(), 64);
   EXPECT_THROW(BufferNode::make("Z", DataType::i8(), {0}), IRError);
-  EXPECT_THROW(BufferNode::make("Z", DataType::i8(), {4}, "shared"), IRError);
-  EXPECT_EQ(BufferNode::make("V", DataType::i8(), {4}, "global.vtcm")->scope, "local.vtcm");
+}
+
+TEST(IR, StorageScopesHaveOneNameEach) {
+  EXPECT_STREQ(storage_scope_name(StorageScope::Global), "global");
+  EXPECT_STREQ(storage_scope_name(StorageScope::Local), "local");
+  EXPECT_STREQ(storage_scope_name(StorageScope::Vtcm), "local.vtcm");
+  for (StorageScope s : {StorageScope::Global, StorageScope::Local, StorageScope::Vtcm})
+    EXPECT_EQ(parse_storage_scope(storage_scope_name(s)), s) << storage_scope_name(s);
+  // The alias parses to the canonical scope, which prints under its own name.
+  EXPECT_EQ(parse_storage_scope("global.vtcm"), StorageScope::Vtcm);
+  EXPECT_EQ(parse_storage_scope("shared"), std::nullopt);
+  EXPECT_EQ(parse_storage_scope("vtcm"), std::nullopt);
+  EXPECT_EQ(parse_storage_scope(""), std::nullopt);  // "" marks "no alias" in the table
+  EXPECT_EQ(BufferNode::make("V", DataType::i8(), {4})->scope, StorageScope::Global);
+  // set_scope offers what a user may choose; "local" is the compiler's own.
+  EXPECT_TRUE(is_schedulable_scope(StorageScope::Global));
+  EXPECT_FALSE(is_schedulable_scope(StorageScope::Local));
+  EXPECT_TRUE(is_schedulable_scope(StorageScope::Vtcm));
+  EXPECT_EQ(schedulable_scope_names(), "\"global\" or \"local.vtcm\"");
 }
 
 TEST(IR, CallsCheckTheExternTable) {

@@ -82,8 +82,8 @@ TEST(InterpreterTest, StageReadsEarlierStages) {
   auto A = BufferNode::make("A", DataType::u8(), {64});
   auto B = BufferNode::make("B", DataType::u8(), {64});
   auto C = BufferNode::make("C", DataType::u8(), {64});
-  auto Ab = BufferNode::make("A_buf", DataType::u8(), {64}, "local.vtcm");
-  auto Bb = BufferNode::make("B_buf", DataType::u8(), {64}, "local.vtcm");
+  auto Ab = BufferNode::make("A_buf", DataType::u8(), {64}, StorageScope::Vtcm);
+  auto Bb = BufferNode::make("B_buf", DataType::u8(), {64}, StorageScope::Vtcm);
   auto i = VarNode::make("i"), j = VarNode::make("i"), k = VarNode::make("i");
   TensorFunc f{"alloc_vtcm",
                {A, B},

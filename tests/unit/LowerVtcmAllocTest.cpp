@@ -30,7 +30,7 @@ TensorFunc staged_copy(DataType t, std::vector<int64_t> shape) {
   f.name = "copy";
   Buffer in = BufferNode::make("IN", t, shape);
   Buffer out = BufferNode::make("OUT", t, shape);
-  Buffer tmp = BufferNode::make("T", t, shape, "local.vtcm");
+  Buffer tmp = BufferNode::make("T", t, shape, StorageScope::Vtcm);
   f.inputs = {in};
   f.outputs = {out};
   std::vector<VarRef> a, b;
@@ -113,7 +113,7 @@ TEST(LowerVtcmAlloc, LetBindsTheBuffersOwnDataVariable) {
   const auto* decl = check->else_case.as<DeclBuffer>();
   ASSERT_NE(decl, nullptr);
   EXPECT_EQ(decl->buffer->data, let->var);
-  EXPECT_EQ(decl->buffer->scope, "local.vtcm");
+  EXPECT_EQ(decl->buffer->scope, StorageScope::Vtcm);
 }
 
 TEST(LowerVtcmAlloc, BytesAreElementsTimesDtypeSize) {
@@ -154,7 +154,7 @@ TEST(LowerVtcmAlloc, VtcmStageReadByAReduction) {
   f.name = "reduce";
   Buffer a = BufferNode::make("A", DataType::i32(), {64});
   Buffer c = BufferNode::make("C", DataType::i32(), {1});
-  Buffer t = BufferNode::make("T", DataType::i32(), {64}, "local.vtcm");
+  Buffer t = BufferNode::make("T", DataType::i32(), {64}, StorageScope::Vtcm);
   f.inputs = {a};
   f.outputs = {c};
   VarRef i = VarNode::make("i"), j = VarNode::make("j"), k = VarNode::make("k");
@@ -184,17 +184,20 @@ TEST(LowerVtcmAlloc, VtcmStageReadByAReduction) {
             "}\n");
 }
 
-TEST(LowerVtcmAlloc, AlignmentComesFromTheOptions) {
+TEST(LowerVtcmAlloc, AlignmentComesFromTheTarget) {
   LowerOptions o;
-  o.vtcm_alignment = 4096;
+  EXPECT_EQ(
+      calls_in(lower(staged_copy(DataType::u8(), {128}), o))[0],
+      "call_extern(\"HexagonBackendAllocateVTCM\", 128, " + std::to_string(o.target.vtcm_alignment) + ")");
+  o.target.vtcm_alignment = 4096;
   EXPECT_EQ(calls_in(lower(staged_copy(DataType::u8(), {128}), o))[0],
             "call_extern(\"HexagonBackendAllocateVTCM\", 128, 4096)");
 }
 
 TEST(LowerVtcmAlloc, InnermostFailurePathFreesEveryEnclosingAllocationInnermostFirst) {
-  Buffer a = BufferNode::make("A_buf", DataType::i8(), {16}, "local.vtcm");
-  Buffer b = BufferNode::make("B_buf", DataType::i8(), {16}, "local.vtcm");
-  Buffer c = BufferNode::make("C_buf", DataType::i8(), {16}, "local.vtcm");
+  Buffer a = BufferNode::make("A_buf", DataType::i8(), {16}, StorageScope::Vtcm);
+  Buffer b = BufferNode::make("B_buf", DataType::i8(), {16}, StorageScope::Vtcm);
+  Buffer c = BufferNode::make("C_buf", DataType::i8(), {16}, StorageScope::Vtcm);
   Buffer g = BufferNode::make("G", DataType::i8(), {16});  // global: not lowered here
   Stmt use = Store::make(c, {make_i32(0)}, Load::make(a, {make_i32(0)}));
   PrimFunc f;
@@ -223,7 +226,7 @@ TEST(LowerVtcmAlloc, IsIdempotent) {
 TEST(LowerVtcmAlloc, LeavesOtherScopesAlone) {
   Module m = lower(staged_copy(DataType::i8(), {64}));
   TensorFunc f = staged_copy(DataType::i8(), {64});
-  f.stages[0].out = BufferNode::make("T", DataType::i8(), {64}, "global");
+  f.stages[0].out = BufferNode::make("T", DataType::i8(), {64}, StorageScope::Global);
   f.stages[1].body = Load::make(f.stages[0].out, {v(f.stages[1].index_vars[0])});
   std::string text = print_module(lower(f));
   EXPECT_EQ(text.find("HexagonBackend"), std::string::npos) << text;

@@ -65,7 +65,7 @@ TEST(LowerWorkspaceAlloc, BytesCountTheDtypeAndAlignmentIsTheTargets) {
 }
 
 TEST(LowerWorkspaceAlloc, LocalAllocationsStayWhateverTheirSize) {
-  Buffer l = BufferNode::make("L", DataType::i8(), {1 << 20}, "local");
+  Buffer l = BufferNode::make("L", DataType::i8(), {1 << 20}, StorageScope::Local);
   std::string text = lower(module_of(Allocate::make(l, touch(l))));
   EXPECT_EQ(text.find("DspcWorkspace"), std::string::npos) << text;
   EXPECT_NE(text.find("allocate L: i8[1048576] scope \"local\" {"), std::string::npos) << text;
@@ -73,7 +73,7 @@ TEST(LowerWorkspaceAlloc, LocalAllocationsStayWhateverTheirSize) {
 
 TEST(LowerWorkspaceAlloc, VtcmFailurePathInsideAWorkspaceFreesTheWorkspace) {
   Buffer w = BufferNode::make("W", DataType::i32(), {16384});
-  Buffer t = BufferNode::make("T", DataType::i8(), {128}, "local.vtcm");
+  Buffer t = BufferNode::make("T", DataType::i8(), {128}, StorageScope::Vtcm);
   Stmt use = Store::make(t, {make_i32(0)}, Cast::make(DataType::i8(), Load::make(w, {make_i32(0)})));
   EXPECT_EQ(lower(module_of(Allocate::make(w, Allocate::make(t, use)))),
             "prim_func f() -> () {\n"
@@ -100,9 +100,9 @@ TEST(LowerWorkspaceAlloc, VtcmFailurePathInsideAWorkspaceFreesTheWorkspace) {
 
 TEST(LowerWorkspaceAlloc, FailurePathsFreeInnermostFirstAcrossBothKinds) {
   // VTCM A { workspace W { VTCM B { ... } } }: B's failure path frees W, then A.
-  Buffer a = BufferNode::make("A_buf", DataType::i8(), {64}, "local.vtcm");
+  Buffer a = BufferNode::make("A_buf", DataType::i8(), {64}, StorageScope::Vtcm);
   Buffer w = BufferNode::make("W", DataType::i8(), {40000});
-  Buffer b = BufferNode::make("B_buf", DataType::i8(), {64}, "local.vtcm");
+  Buffer b = BufferNode::make("B_buf", DataType::i8(), {64}, StorageScope::Vtcm);
   std::string text = lower(module_of(Allocate::make(a, Allocate::make(w, Allocate::make(b, touch(b))))));
   EXPECT_NE(text.find("  if isnullptr(W) {\n"
                       "        call_extern(\"HexagonBackendFreeVTCM\", A_buf)\n"
@@ -119,7 +119,7 @@ TEST(LowerWorkspaceAlloc, FailurePathsFreeInnermostFirstAcrossBothKinds) {
 
 TEST(LowerWorkspaceAlloc, IsIdempotent) {
   Buffer w = BufferNode::make("W", DataType::i32(), {16384});
-  Buffer t = BufferNode::make("T", DataType::i8(), {128}, "local.vtcm");
+  Buffer t = BufferNode::make("T", DataType::i8(), {128}, StorageScope::Vtcm);
   Module m = module_of(Allocate::make(w, Allocate::make(t, touch(t))));
   LowerOptions o = hexagon();
   Module once = lower_workspace_alloc(lower_vtcm_alloc(m, o), o);

@@ -258,7 +258,7 @@ TEST(ScheduleOps, ChainedStagesAndDeadStagesCloseWhereTheStackRuleSays) {
   Buffer c = BufferNode::make("C", DataType::i32(), {4});
   Buffer t1 = BufferNode::make("T1", DataType::i32(), {4});
   Buffer d = BufferNode::make("D", DataType::i32(), {4});
-  Buffer t2 = BufferNode::make("T2", DataType::i32(), {4}, "local.vtcm");
+  Buffer t2 = BufferNode::make("T2", DataType::i32(), {4}, StorageScope::Vtcm);
   f.inputs = {a};
   f.outputs = {c};
   VarRef i[4] = {VarNode::make("i"), VarNode::make("i"), VarNode::make("i"), VarNode::make("i")};

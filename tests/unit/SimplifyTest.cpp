@@ -372,7 +372,7 @@ TEST(Simplify, LetOfAConstantIsKept) {
 }
 
 TEST(Simplify, KeepsRuntimeCallsAndTheirChecks) {
-  Buffer t = BufferNode::make("T", T::i8(), {128}, "local.vtcm");
+  Buffer t = BufferNode::make("T", T::i8(), {128}, StorageScope::Vtcm);
   PrimFunc f;
   f.name = "f";
   f.body = Allocate::make(t, Store::make(t, {bin(BinaryOp::Add, c(0), c(5))}, k(T::i8(), 1)));
@@ -473,7 +473,7 @@ TEST(Simplify, RandomExpressionsKeepTheirValueAndSimplifyIsIdempotent) {
 TEST(Simplify, ModuleSimplifyIsIdempotent) {
   VarRef i = VarNode::make("i"), j = VarNode::make("j");
   Buffer a = BufferNode::make("A", T::i32(), {4, 8});
-  Buffer t = BufferNode::make("T", T::i32(), {4, 8}, "local.vtcm");
+  Buffer t = BufferNode::make("T", T::i32(), {4, 8}, StorageScope::Vtcm);
   Stmt fill = loop(i, 4,
                    loop(j, 8,
                         Store::make(t, {var_expr(i), var_expr(j)},

@@ -30,8 +30,8 @@ inline TensorFunc alloc_vtcm() {
   Buffer a = BufferNode::make("A", DataType::i8(), {2048});
   Buffer b = BufferNode::make("B", DataType::i8(), {2048});
   Buffer c = BufferNode::make("C", DataType::i8(), {2048});
-  Buffer a_buf = BufferNode::make("A_buf", DataType::i8(), {2048}, "local.vtcm");
-  Buffer b_buf = BufferNode::make("B_buf", DataType::i8(), {2048}, "local.vtcm");
+  Buffer a_buf = BufferNode::make("A_buf", DataType::i8(), {2048}, StorageScope::Vtcm);
+  Buffer b_buf = BufferNode::make("B_buf", DataType::i8(), {2048}, StorageScope::Vtcm);
   f.inputs = {a, b};
   f.outputs = {c};
   VarRef i1 = VarNode::make("i"), i2 = VarNode::make("i"), i3 = VarNode::make("i");

@@ -55,7 +55,7 @@ Module every_node_kind() {
   Buffer B = BufferNode::make("B", DataType::f32(), {4, 4});
   Buffer H = BufferNode::make("H", DataType::u64(), {8});
   Buffer C = BufferNode::make("C", DataType::i32(), {16});
-  Buffer T = BufferNode::make("T", DataType::i16(), {4, 8}, "local.vtcm");
+  Buffer T = BufferNode::make("T", DataType::i16(), {4, 8}, StorageScope::Vtcm);
   VarRef i = VarNode::make("i"), j = VarNode::make("j"), k = VarNode::make("k"), x = VarNode::make("x");
   VarRef y = VarNode::make("y", DataType::f64());
   VarRef h = VarNode::make("h_buf", DataType::handle());
@@ -111,7 +111,7 @@ Module every_node_kind() {
                                        bin(BinaryOp::Max, bin(BinaryOp::Min, red, bits),
                                            Unary::make(UnaryOp::Abs, Unary::make(UnaryOp::BitNot, v(i)))))));
   // VTCM-style lowering: let handle, if isnullptr, decl_buffer not last in its block.
-  Buffer V = BufferNode::make_with_data(h, DataType::i8(), {16}, "local.vtcm");
+  Buffer V = BufferNode::make_with_data(h, DataType::i8(), {16}, StorageScope::Vtcm);
   Stmt use = For::make(i, i32(0), i32(16), ForKind::Serial,
                        Store::make(V, {v(i)}, IntImm::make(DataType::i8(), -128)));
   Stmt free = Evaluate::make(Call::make(CallKind::Extern, kFreeVtcm, {v(h)}));
@@ -210,7 +210,7 @@ TEST(TirParser, ScopesResolveToTheRightObjects) {
   const DeclBuffer* decl = else_seq->stmts[0].as<DeclBuffer>();
   ASSERT_NE(decl, nullptr);
   EXPECT_EQ(decl->buffer->data, let->var);
-  EXPECT_EQ(decl->buffer->scope, "local.vtcm");
+  EXPECT_EQ(decl->buffer->scope, StorageScope::Vtcm);
   const For* loop = decl->body.as<For>();
   ASSERT_NE(loop, nullptr);
   EXPECT_EQ(loop->body.as<Store>()->buffer, decl->buffer);
@@ -221,7 +221,18 @@ TEST(TirParser, ScopesResolveToTheRightObjects) {
   // Parameters' loads use the parameter buffers.
   const Allocate* alloc = seq->stmts[0].as<Allocate>();
   ASSERT_NE(alloc, nullptr);
-  EXPECT_EQ(alloc->buffer->scope, "local.vtcm");
+  EXPECT_EQ(alloc->buffer->scope, StorageScope::Vtcm);
+}
+
+TEST(TirParser, ScopeAliasPrintsAsItsCanonicalName) {
+  Parsed p = parse(
+      "prim_func f() -> (C: i8[4]) {\n  allocate T: i8[4] scope \"global.vtcm\" {\n    T[0] = 1i8\n"
+      "    C[0] = T[0]\n  }\n}");
+  ASSERT_TRUE(p.module.has_value()) << p.errors;
+  const Allocate* alloc = p.module->funcs[0].body.as<Allocate>();
+  ASSERT_NE(alloc, nullptr);
+  EXPECT_EQ(alloc->buffer->scope, StorageScope::Vtcm);
+  EXPECT_NE(print_module(*p.module).find("allocate T: i8[4] scope \"local.vtcm\" {"), std::string::npos);
 }
 
 TEST(TirParser, AllBinaryOperatorsWithMixedPrecedence) {
@@ -382,6 +393,9 @@ const TirDiag kTirDiags[] = {
      "2048)\n"
      "  decl_buffer h: f32[600000000] scope \"local.vtcm\"\n  C[0] = 0\n}",
      "3:15: error: buffer 'h' needs 2400000000 bytes, more than the limit of 2147483647"},
+    {"unknown_scope",
+     "prim_func f() -> (C: i32[4]) {\n  allocate T: i8[4] scope \"shared\" {\n    T[0] = 1i8\n  }\n}",
+     "2:12: error: unknown storage scope 'shared'"},
     {"loop_extent_too_large",
      "prim_func f() -> (C: i32[4]) {\n  for i in range(0, 2147483648) {\n    C[0] = 0\n  }\n}",
      "2:21: error: loop extent 2147483648 is more than the limit of 2147483647"},

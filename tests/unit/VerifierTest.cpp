@@ -29,8 +29,8 @@ PrimFunc lowered_alloc_vtcm() {
   auto B = BufferNode::make("B", DataType::i8(), {2048});
   auto C = BufferNode::make("C", DataType::i8(), {2048});
   auto ha = VarNode::make("A_buf", DataType::handle()), hb = VarNode::make("B_buf", DataType::handle());
-  auto Ab = BufferNode::make_with_data(ha, DataType::i8(), {2048}, "local.vtcm");
-  auto Bb = BufferNode::make_with_data(hb, DataType::i8(), {2048}, "local.vtcm");
+  auto Ab = BufferNode::make_with_data(ha, DataType::i8(), {2048}, StorageScope::Vtcm);
+  auto Bb = BufferNode::make_with_data(hb, DataType::i8(), {2048}, StorageScope::Vtcm);
   auto i0 = VarNode::make("i"), i1 = VarNode::make("i"), i2 = VarNode::make("i");
   auto alloc = [] { return Call::make(CallKind::Extern, kAllocateVtcm, {i32(2048), i32(2048)}); };
   auto fail = [] { return Evaluate::make(Call::make(CallKind::Intrinsic, "throw_last_error", {})); };
@@ -56,7 +56,7 @@ PrimFunc lowered_alloc_vtcm() {
 PrimFunc with_allocate(bool use_outside) {
   auto A = BufferNode::make("A", DataType::i32(), {4, 8});
   auto C = BufferNode::make("C", DataType::i32(), {4, 8});
-  auto T = BufferNode::make("T", DataType::i32(), {4, 8}, "local.vtcm");
+  auto T = BufferNode::make("T", DataType::i32(), {4, 8}, StorageScope::Vtcm);
   auto y = VarNode::make("y"), x = VarNode::make("x"), y2 = VarNode::make("y"), x2 = VarNode::make("x");
   Stmt fill = loop(y, 4, loop(x, 8, Store::make(T, {v(y), v(x)}, ld(A, {v(y), v(x)}))));
   Stmt use = loop(y2, 4, loop(x2, 8, Store::make(C, {v(y2), v(x2)}, ld(T, {v(y2), v(x2)}))));
@@ -128,7 +128,7 @@ TEST(VerifierTest, CatchesDeclBufferOverUnboundHandle) {
   auto A = BufferNode::make("A", DataType::i8(), {16});
   auto C = BufferNode::make("C", DataType::i8(), {16});
   auto h = VarNode::make("T", DataType::handle());
-  auto T = BufferNode::make_with_data(h, DataType::i8(), {16}, "local.vtcm");
+  auto T = BufferNode::make_with_data(h, DataType::i8(), {16}, StorageScope::Vtcm);
   auto i = VarNode::make("i");
   expect_error(simple(DeclBuffer::make(T, loop(i, 16, Store::make(T, {v(i)}, ld(A, {v(i)})))), A, C),
                "decl_buffer T uses handle T that is not bound");
@@ -172,7 +172,7 @@ struct Variant {
   std::string var_name = "i";
   ForKind kind = ForKind::Serial;
   double fconst = 0.5;
-  std::string scope = "local.vtcm";
+  StorageScope scope = StorageScope::Vtcm;
 };
 
 // A fresh function each call: no node is shared between two results.
@@ -229,7 +229,7 @@ TEST(VerifierTest, StructuralEqualNegatives) {
   pz.fconst = 0.0;
   EXPECT_FALSE(structural_equal(build(pz), build(z))) << "float constants compare bitwise";
   Variant s = o;
-  s.scope = "global";
+  s.scope = StorageScope::Global;
   EXPECT_FALSE(structural_equal(base, build(s))) << "scope";
   EXPECT_FALSE(structural_equal(Module{{base}}, Module{{base, base}}));
   EXPECT_FALSE(structural_equal(lowered_alloc_vtcm(), base));

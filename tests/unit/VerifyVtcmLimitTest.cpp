@@ -19,7 +19,7 @@ const char* kSource =
     "}\n";
 
 Buffer vtcm(const std::string& name, DataType t, std::vector<int64_t> shape) {
-  return BufferNode::make(name, t, std::move(shape), "local.vtcm");
+  return BufferNode::make(name, t, std::move(shape), StorageScope::Vtcm);
 }
 
 Stmt touch(const Buffer& b) {
@@ -108,7 +108,7 @@ TEST(VerifyVtcmLimit, BytesAreElementsTimesDtypeSize) {
 
 TEST(VerifyVtcmLimit, OtherScopesDoNotCount) {
   Buffer g = BufferNode::make("G", DataType::i8(), {1 << 20});
-  Buffer l = BufferNode::make("L", DataType::i8(), {1 << 20}, "local");
+  Buffer l = BufferNode::make("L", DataType::i8(), {1 << 20}, StorageScope::Local);
   Buffer a = vtcm("A_buf", DataType::i8(), {2048});
   Module m = module_of(Allocate::make(g, Allocate::make(l, Allocate::make(a, touch(a)))));
   EXPECT_EQ(check(m, options(2048)).errors, 0);

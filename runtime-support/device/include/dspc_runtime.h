@@ -14,7 +14,8 @@ extern "C" {
 
 /* ---- VTCM (the VTCM contract in DESIGN.md) ---------------------------------------------- */
 
-/* Allocates nbytes from the VTCM pool aligned to align (a power of two; 0 means 2048).
+/* Allocates nbytes from the VTCM pool aligned to align (a power of two; 0 means the target's
+ * default, DSPC_VTCM_DEFAULT_ALIGN, the vtcm_alignment of targets/Targets.def: 2048).
  * Best fit. On failure returns NULL and sets the last error to
  * "VTCM allocation of N bytes failed: ...". */
 void* HexagonBackendAllocateVTCM(uint32_t nbytes, uint32_t align);
