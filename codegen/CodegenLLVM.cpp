@@ -146,10 +146,9 @@ void FunctionCodegen::emit_let(const LetStmt* op) {
   if (op->var->dtype.is_handle()) {
     // Allocator results are aligned as requested; other handles only to their elements.
     int64_t align = 1;
-    if (const auto* call = op->value.as<Call>()) {
-      bool allocator = call->name == kAllocateVtcm || call->name == kWorkspaceAlloc;
-      const IntImm* a = allocator && call->args.size() == 2 ? as_int(call->args[1]) : nullptr;
-      if (a) align = a->value == 0 ? 2048 : a->value;
+    if (const ExternFunction* alloc = called_allocator(op->value)) {
+      const IntImm* a = as_int(op->value.as<Call>()->args[alloc->align_arg]);
+      if (a) align = a->value == 0 ? alloc->default_align : a->value;
     }
     // Tell LLVM too (an assumption, not a call attribute, so the call reads as written), so
     // the vectoriser's wide accesses to the block get aligned after InferAlignment.

@@ -12,6 +12,7 @@
 //     constant extent or a no-op body goes away.
 #include "passes/Simplify.h"
 
+#include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/interp/Semantics.h"
 
@@ -23,7 +24,7 @@ class SideEffectFinder : public IRVisitor {
  public:
   bool found = false;
   void visit_Call(const Call* op) override {
-    if (op->call_kind == CallKind::Extern || op->name == "throw_last_error") found = true;
+    if (call_has_side_effects(op->call_kind, op->name)) found = true;
     IRVisitor::visit_Call(op);
   }
 };

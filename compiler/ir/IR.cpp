@@ -342,18 +342,4 @@ Expr make_const(DataType t, int64_t v, Span s) {
 
 const IntImm* as_int(const Expr& e) { return e.as<IntImm>(); }
 
-std::optional<CalleeSignature> lookup_extern(const std::string& name) {
-  if (name == kAllocateVtcm || name == kWorkspaceAlloc)
-    return CalleeSignature{DataType::handle(), {DataType::i32(), DataType::i32()}};
-  if (name == kFreeVtcm || name == kWorkspaceFree)
-    return CalleeSignature{DataType::i32(), {DataType::handle()}};
-  return std::nullopt;
-}
-
-std::optional<CalleeSignature> lookup_intrinsic(const std::string& name) {
-  if (name == "isnullptr") return CalleeSignature{DataType::boolean(), {DataType::handle()}};
-  if (name == "throw_last_error") return CalleeSignature{DataType::i32(), {}};
-  return std::nullopt;
-}
-
 }  // namespace dspc

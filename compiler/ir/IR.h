@@ -229,8 +229,8 @@ struct Load : ExprNode {
   static Expr make(Buffer buffer, std::vector<Expr> indices, Span s = {});
 };
 
-// Calls. Extern: a C function from runtime-support named in compiler/Externs.h.
-// Intrinsic: compiler built-ins ("isnullptr", "throw_last_error").
+// Calls. Extern: a C function from runtime-support; Intrinsic: a compiler built-in. Both
+// tables, with each callee's signature, are in compiler/ir/Externs.h.
 enum class CallKind : uint8_t { Extern, Intrinsic };
 
 struct Call : ExprNode {
