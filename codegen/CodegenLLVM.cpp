@@ -206,8 +206,7 @@ bool FunctionCodegen::keep_scalar(const Stmt& body) const {
       IRVisitor::visit(e);
     }
     void visit_Binary(const Binary* op) override {
-      if ((op->op == BinaryOp::Div || op->op == BinaryOp::Mod) && op->dtype.is_integer() &&
-          !op->b.as<IntImm>())
+      if ((op->op == BinaryOp::Div || op->op == BinaryOp::Mod) && op->dtype.is_integer() && !as_int(op->b))
         found = true;
       IRVisitor::visit_Binary(op);
     }
