@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 
 namespace dspc {
 
@@ -205,33 +204,6 @@ std::string print_module(const Module& m) {
   std::string s;
   for (size_t i = 0; i < m.funcs.size(); ++i) s += (i ? "\n" : "") + print_func(m.funcs[i]);
   return s;
-}
-
-std::string print_tensor_program(const TensorProgram& p) {
-  std::ostringstream os;
-  for (size_t fi = 0; fi < p.funcs.size(); ++fi) {
-    const auto& f = p.funcs[fi];
-    if (fi) os << "\n";
-    os << "func " << signature(f.name, f.inputs, f.outputs) << " {\n";
-    for (const auto& st : f.stages) {
-      os << "  " << st.out->name << "[";
-      for (size_t i = 0; i < st.index_vars.size(); ++i) {
-        os << (i ? ", " : "") << st.index_vars[i]->name;
-        if (!st.is_result) os << ": " << st.out->shape[i];
-      }
-      os << "] = " << print_expr(st.body) << "\n";
-    }
-    bool any = false;
-    for (const auto& st : f.stages) {
-      if (st.out->scope == "global") continue;
-      if (!any) os << "  schedule {\n";
-      any = true;
-      os << "    " << st.out->name << ".set_scope(\"" << st.out->scope << "\")\n";
-    }
-    if (any) os << "  }\n";
-    os << "}\n";
-  }
-  return os.str();
 }
 
 }  // namespace dspc

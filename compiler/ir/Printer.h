@@ -27,7 +27,5 @@ std::string shape_str(const std::vector<int64_t>& shape);
 std::string print_stmt(const Stmt& s, int indent = 0);
 std::string print_func(const PrimFunc& f);
 std::string print_module(const Module& m);
-// The tensor program before schedule-ops, in .dsp syntax (for debugging and --emit=stages).
-std::string print_tensor_program(const TensorProgram& p);
 
 }  // namespace dspc
