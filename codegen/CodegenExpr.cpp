@@ -242,10 +242,10 @@ llvm::Value* FunctionCodegen::eval_ramp(const Ramp* op) {
 
 llvm::Value* FunctionCodegen::eval_call(const Call* op) {
   if (op->call_kind == CallKind::Intrinsic) {
-    if (op->name == "isnullptr")
+    if (op->name == kIsNullptr)
       return b_.CreateICmpEQ(eval(op->args[0]),
                              llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx_, 0)));
-    if (op->name == "throw_last_error") {
+    if (op->name == kThrowLastError) {
       // The message is already recorded by the runtime; the caller reads it after we fail.
       b_.CreateRet(b_.getInt32(-1));
       b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "after.throw", fn_));
@@ -253,17 +253,17 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
     }
     throw CodegenError("unknown intrinsic '" + op->name + "'");
   }
-  auto sig = lookup_extern(op->name);
-  if (!sig) throw CodegenError("unknown extern function '" + op->name + "'");
+  const ExternFunction* ext = find_extern(op->name);
+  if (!ext) throw CodegenError("unknown extern function '" + op->name + "'");
+  const CalleeSignature& sig = ext->signature;
   std::vector<llvm::Type*> params;
-  for (DataType p : sig->params) params.push_back(value_type(ctx_, p));
-  auto* fty = llvm::FunctionType::get(value_type(ctx_, sig->ret), params, false);
+  for (DataType p : sig.params) params.push_back(value_type(ctx_, p));
+  auto* fty = llvm::FunctionType::get(value_type(ctx_, sig.ret), params, false);
   llvm::FunctionCallee callee = module_.getOrInsertFunction(op->name, fty);
-  bool allocator = op->name == kAllocateVtcm || op->name == kWorkspaceAlloc;
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     f->addFnAttr(llvm::Attribute::NoUnwind);
     // Fresh memory from the pool: it aliases nothing the kernel already holds.
-    if (allocator) f->addRetAttr(llvm::Attribute::NoAlias);
+    if (ext->role == ExternRole::Allocate) f->addRetAttr(llvm::Attribute::NoAlias);
   }
   std::vector<llvm::Value*> args;
   for (const Expr& a : op->args) args.push_back(eval(a));

@@ -148,11 +148,10 @@ void FunctionCodegen::emit_let(const LetStmt* op) {
     // Alignment 0 asks for the runtime's default: for VTCM the target's, as the runtime was
     // built from the same table; the workspace's default is the runtime's alone, so no claim.
     int64_t align = 1;
-    if (const auto* call = op->value.as<Call>()) {
-      bool allocator = call->name == kAllocateVtcm || call->name == kWorkspaceAlloc;
-      const IntImm* a = allocator && call->args.size() == 2 ? as_int(call->args[1]) : nullptr;
+    if (const ExternFunction* alloc = called_allocator(op->value)) {
+      const IntImm* a = as_int(op->value.as<Call>()->args[alloc->align_arg]);
       if (a && a->value != 0) align = a->value;
-      if (a && a->value == 0 && call->name == kAllocateVtcm) align = target_.vtcm_alignment;
+      if (a && a->value == 0 && alloc->pool == AllocPool::Vtcm) align = target_.vtcm_alignment;
     }
     // Tell LLVM too (an assumption, not a call attribute, so the call reads as written), so
     // the vectoriser's wide accesses to the block get aligned after InferAlignment.
@@ -210,8 +209,7 @@ bool FunctionCodegen::keep_scalar(const Stmt& body) const {
       IRVisitor::visit(e);
     }
     void visit_Binary(const Binary* op) override {
-      if ((op->op == BinaryOp::Div || op->op == BinaryOp::Mod) && op->dtype.is_integer() &&
-          !op->b.as<IntImm>())
+      if ((op->op == BinaryOp::Div || op->op == BinaryOp::Mod) && op->dtype.is_integer() && !as_int(op->b))
         found = true;
       IRVisitor::visit_Binary(op);
     }

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "codegen/Codegen.h"
+#include "compiler/ir/Printer.h"
 
 namespace dspc {
 
@@ -21,12 +22,6 @@ std::string c_type(DataType t) {
     case TypeCode::Handle: return "void";
   }
   return "void";
-}
-
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 std::vector<ParamInfo> params_of(const std::vector<Buffer>& inputs, const std::vector<Buffer>& outputs) {

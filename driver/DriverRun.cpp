@@ -18,6 +18,7 @@
 #include "driver/Driver.h"
 #include "compiler/interp/Interpreter.h"
 #include "compiler/interp/Npy.h"
+#include "compiler/ir/Printer.h"
 
 namespace dspc {
 
@@ -26,12 +27,6 @@ namespace {
 int fail(const std::string& msg) {
   std::cerr << "dspc: error: " << msg << "\n";
   return 1;
-}
-
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 // One element as text, for mismatch reports.

@@ -15,7 +15,7 @@ namespace {
 
 class VtcmAllocLowering : public RuntimeAllocLowering {
  public:
-  explicit VtcmAllocLowering(int alignment) : vtcm_{kAllocateVtcm, kFreeVtcm, alignment} {}
+  explicit VtcmAllocLowering(int alignment) : vtcm_{&pool_allocator(AllocPool::Vtcm), alignment} {}
 
   const RuntimeAllocator* allocator_for(const Buffer& b) const override {
     return b->scope == StorageScope::Vtcm ? &vtcm_ : nullptr;

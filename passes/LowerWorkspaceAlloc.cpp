@@ -16,7 +16,7 @@ namespace {
 class WorkspaceAllocLowering : public RuntimeAllocLowering {
  public:
   WorkspaceAllocLowering(int64_t max_stack_alloc, int alignment)
-      : max_stack_alloc_(max_stack_alloc), workspace_{kWorkspaceAlloc, kWorkspaceFree, alignment} {}
+      : max_stack_alloc_(max_stack_alloc), workspace_{&pool_allocator(AllocPool::Workspace), alignment} {}
 
   const RuntimeAllocator* allocator_for(const Buffer& b) const override {
     return b->scope == StorageScope::Global && b->size_bytes() > max_stack_alloc_ ? &workspace_ : nullptr;

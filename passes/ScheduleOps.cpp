@@ -11,11 +11,11 @@
 #include "passes/ScheduleOps.h"
 
 #include <cstdint>
-#include <limits>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "compiler/interp/Semantics.h"
 #include "compiler/ir/IRVisitor.h"
 
 namespace dspc {
@@ -35,28 +35,6 @@ Stmt wrap_reductions(const std::vector<PendingReduction>& pending, Stmt body) {
   for (auto it = pending.rbegin(); it != pending.rend(); ++it)
     body = Allocate::make(it->acc, Seq::make({it->prelude, body}), it->span);
   return body;
-}
-
-Expr reduce_init(ReduceOp op, DataType t, Span s) {
-  if (op == ReduceOp::Sum) return make_const(t, 0, s);
-  bool starts_high = op == ReduceOp::Min;
-  if (t.is_float()) {
-    double inf = std::numeric_limits<double>::infinity();
-    return FloatImm::make(t, starts_high ? inf : -inf, s);
-  }
-  if (!starts_high) return IntImm::make(t, t.min_int(), s);
-  // u64's maximum has no int64 value; IntImm keeps its bit pattern.
-  if (t.is_uint() && t.bits == 64) return IntImm::make(t, -1, s);
-  return IntImm::make(t, t.max_int_signed(), s);
-}
-
-Expr reduce_combine(ReduceOp op, Expr acc, Expr x, Span s) {
-  switch (op) {
-    case ReduceOp::Sum: return Binary::make(BinaryOp::Add, acc, x, s);
-    case ReduceOp::Min: return Binary::make(BinaryOp::Min, acc, x, s);
-    case ReduceOp::Max: return Binary::make(BinaryOp::Max, acc, x, s);
-  }
-  throw IRError("unknown reduction");
 }
 
 class NameCollector : public IRVisitor {
@@ -108,10 +86,11 @@ class ReductionLowering : public IRMutator {
                                   StorageScope::Local, s);
     Expr acc_value = Load::make(acc, {make_i32(0)}, s);
     Stmt loops = wrap_reductions(
-        inner, Store::make(acc, {make_i32(0)}, reduce_combine(op->op, acc_value, source, s), s));
+        inner,
+        Store::make(acc, {make_i32(0)}, Binary::make(reduce_combine_op(op->op), acc_value, source, s), s));
     for (auto it = op->axes.rbegin(); it != op->axes.rend(); ++it)
       loops = For::make(it->var, make_i32(0), make_i32(it->extent), ForKind::Serial, loops, s);
-    Stmt init = Store::make(acc, {make_i32(0)}, reduce_init(op->op, op->dtype, s), s);
+    Stmt init = Store::make(acc, {make_i32(0)}, make_value(op->dtype, reduce_init(op->op, op->dtype), s), s);
     out_->push_back({acc, Seq::make({init, loops}), s});
     return acc_value;
   }

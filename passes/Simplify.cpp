@@ -12,6 +12,7 @@
 //     constant extent or a no-op body goes away.
 #include "passes/Simplify.h"
 
+#include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/interp/Semantics.h"
 
@@ -23,7 +24,7 @@ class SideEffectFinder : public IRVisitor {
  public:
   bool found = false;
   void visit_Call(const Call* op) override {
-    if (op->call_kind == CallKind::Extern || op->name == "throw_last_error") found = true;
+    if (call_has_side_effects(op->call_kind, op->name)) found = true;
     IRVisitor::visit_Call(op);
   }
 };
@@ -100,16 +101,13 @@ bool equal_list(const std::vector<Expr>& a, const std::vector<Expr>& b) {
   return true;
 }
 
-const IntImm* int_const(const Expr& e) {
-  return e.as<IntImm>();
-}
 bool is_int_value(const Expr& e, int64_t v) {
-  return int_const(e) && int_const(e)->value == v;
+  return as_int(e) && as_int(e)->value == v;
 }
 
 // A negative signed constant whose negation is representable.
 bool negatable_negative(const Expr& c) {
-  const IntImm* k = int_const(c);
+  const IntImm* k = as_int(c);
   return k && k->dtype.is_int() && k->value < 0 && k->value != k->dtype.min_int();
 }
 
@@ -119,11 +117,11 @@ Expr simplify_binary(BinaryOp op, Expr a, Expr b, Span s);
 Expr integer_algebra(BinaryOp op, const Expr& a, const Expr& b, Span s) {
   DataType t = a.dtype();
   const auto* ab = a.as<Binary>();
-  bool a_has_const = ab && int_const(ab->b);
+  bool a_has_const = ab && as_int(ab->b);
   switch (op) {
     case BinaryOp::Add:
-      if (int_const(a) && !int_const(b)) return simplify_binary(op, b, a, s);
-      if (!int_const(b)) return Expr();
+      if (as_int(a) && !as_int(b)) return simplify_binary(op, b, a, s);
+      if (!as_int(b)) return Expr();
       if (is_int_value(b, 0)) return a;
       if (a_has_const && ab->op == BinaryOp::Add)
         return simplify_binary(op, ab->a, fold_binary(BinaryOp::Add, ab->b, b, s), s);
@@ -133,7 +131,7 @@ Expr integer_algebra(BinaryOp op, const Expr& a, const Expr& b, Span s) {
       return Expr();
     case BinaryOp::Sub:
       if (equal(a, b) && is_pure(a)) return make_const(t, 0, s);
-      if (!int_const(b)) return Expr();
+      if (!as_int(b)) return Expr();
       if (is_int_value(b, 0)) return a;
       if (a_has_const && ab->op == BinaryOp::Add)
         return simplify_binary(BinaryOp::Add, ab->a, fold_binary(BinaryOp::Sub, ab->b, b, s), s);
@@ -142,8 +140,8 @@ Expr integer_algebra(BinaryOp op, const Expr& a, const Expr& b, Span s) {
       if (negatable_negative(b)) return Binary::make(BinaryOp::Add, a, fold_unary(UnaryOp::Neg, b, s), s);
       return Expr();
     case BinaryOp::Mul:
-      if (int_const(a) && !int_const(b)) return simplify_binary(op, b, a, s);
-      if (!int_const(b)) return Expr();
+      if (as_int(a) && !as_int(b)) return simplify_binary(op, b, a, s);
+      if (!as_int(b)) return Expr();
       if (is_int_value(b, 0) && is_pure(a)) return b;
       if (is_int_value(b, 1)) return a;
       if (a_has_const && ab->op == BinaryOp::Mul)
@@ -161,7 +159,7 @@ Expr logical_algebra(BinaryOp op, const Expr& a, const Expr& b) {
   for (int side = 0; side < 2; ++side) {
     const Expr& c = side ? b : a;
     const Expr& other = side ? a : b;
-    const IntImm* k = int_const(c);
+    const IntImm* k = as_int(c);
     if (!k) continue;
     if ((k->value != 0) != absorbing) return other;
     if (is_pure(other)) return c;
@@ -214,7 +212,7 @@ class Simplifier : public IRMutator {
 
   Expr mutate_Select(const Select* op, const Expr& self) override {
     Expr c = mutate(op->cond), t = mutate(op->t), f = mutate(op->f);
-    if (const IntImm* k = int_const(c)) {
+    if (const IntImm* k = as_int(c)) {
       const Expr& kept = k->value ? t : f;
       const Expr& dropped = k->value ? f : t;
       if (is_pure(dropped)) return kept;
@@ -225,7 +223,7 @@ class Simplifier : public IRMutator {
 
   Stmt mutate_IfThenElse(const IfThenElse* op, const Stmt& self) override {
     Expr c = mutate(op->cond);
-    if (const IntImm* k = int_const(c)) {
+    if (const IntImm* k = as_int(c)) {
       if (k->value) return mutate(op->then_case);
       return op->else_case ? mutate(op->else_case) : nop();
     }
@@ -239,7 +237,7 @@ class Simplifier : public IRMutator {
 
   Stmt mutate_For(const For* op, const Stmt& self) override {
     Expr mn = mutate(op->min), ext = mutate(op->extent);
-    if (const IntImm* k = int_const(ext); k && k->value <= 0) return nop();
+    if (const IntImm* k = as_int(ext); k && k->value <= 0) return nop();
     Stmt body = mutate(op->body);
     if (is_nop(body)) return nop();
     if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return self;

@@ -38,9 +38,9 @@ class VtcmLimitChecker : public IRVisitor {
   }
 
   void visit_LetStmt(const LetStmt* op) override {
-    const auto* call = op->value.as<Call>();
-    const IntImm* bytes = call && call->call_kind == CallKind::Extern && call->name == kAllocateVtcm
-                              ? as_int(call->args[0])
+    const ExternFunction* alloc = called_allocator(op->value);
+    const IntImm* bytes = alloc && alloc->pool == AllocPool::Vtcm
+                              ? as_int(op->value.as<Call>()->args[alloc->bytes_arg])
                               : nullptr;
     if (!bytes) {
       IRVisitor::visit_LetStmt(op);

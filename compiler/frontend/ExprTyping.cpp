@@ -30,15 +30,6 @@ void Elaborator::fail(Span span, std::string message) {
   throw Abort{};
 }
 
-template <class F>
-Expr Elaborator::checked(Span span, F&& make) {
-  try {
-    return make();
-  } catch (const IRError& e) {
-    fail(span, e.what());
-  }
-}
-
 Expr Elaborator::build(const Ast& a, std::optional<DataType> hint) {
   return finalize(elab(a, hint), hint);
 }
@@ -139,7 +130,7 @@ Expr Elaborator::read(const Ast& a) {
       fail(arg->start, "index of '" + a.name + "' must be an integer, got " + e.dtype().str());
     indices.push_back(e);
   }
-  Expr load = checked(a.span, [&] { return Load::make(b, indices, a.span); });
+  Expr load = checked(log_, a.span, [&] { return Load::make(b, indices, a.span); });
   on_load(a, *load.as<Load>());
   return load;
 }
@@ -147,7 +138,7 @@ Expr Elaborator::read(const Ast& a) {
 Elaborator::Val Elaborator::unary(const Ast& a, std::optional<DataType> hint) {
   if (a.uop == UnaryOp::Not) {
     Expr x = build(*a.args[0]);
-    return Val{checked(a.span, [&] { return Unary::make(UnaryOp::Not, x, a.span); }), {}};
+    return Val{checked(log_, a.span, [&] { return Unary::make(UnaryOp::Not, x, a.span); }), {}};
   }
   Val v = elab(*a.args[0], hint);
   // In .dsp, -(5) is still a literal that can take its operand's dtype; TIR keeps the node.
@@ -157,7 +148,7 @@ Elaborator::Val Elaborator::unary(const Ast& a, std::optional<DataType> hint) {
     return v;
   }
   Expr x = finalize(v, hint);
-  return Val{checked(a.span, [&] { return Unary::make(a.uop, x, a.span); }), {}};
+  return Val{checked(log_, a.span, [&] { return Unary::make(a.uop, x, a.span); }), {}};
 }
 
 Expr Elaborator::binary(const Ast& a, std::optional<DataType> hint) {
@@ -166,7 +157,7 @@ Expr Elaborator::binary(const Ast& a, std::optional<DataType> hint) {
   Val x = elab(*a.args[0], hint);
   Val y = elab(*a.args[1], hint);
   unify({&x, &y}, hint, a.span, std::string("operands of '") + binary_op_symbol(op) + "'");
-  return checked(a.span, [&] { return Binary::make(op, x.e, y.e, a.span); });
+  return checked(log_, a.span, [&] { return Binary::make(op, x.e, y.e, a.span); });
 }
 
 std::optional<DataType> Elaborator::cast_type(const Ast& a) {
@@ -208,25 +199,25 @@ Elaborator::Val Elaborator::call(const Ast& a, std::optional<DataType> hint) {
       v = Val{coerce(v.lit, wide), {}};
     }
     Expr x = finalize(v, std::nullopt);
-    return Val{checked(a.span, [&] { return Cast::make(*t, x, a.span); }), {}};
+    return Val{checked(log_, a.span, [&] { return Cast::make(*t, x, a.span); }), {}};
   }
   if (n == "min" || n == "max") {
     arity(2);
     Val x = elab(args(0), hint), y = elab(args(1), hint);
     unify({&x, &y}, hint, a.span, "arguments of '" + n + "'");
     BinaryOp op = n == "min" ? BinaryOp::Min : BinaryOp::Max;
-    return Val{checked(a.span, [&] { return Binary::make(op, x.e, y.e, a.span); }), {}};
+    return Val{checked(log_, a.span, [&] { return Binary::make(op, x.e, y.e, a.span); }), {}};
   }
   if (n == "abs") {
     arity(1);
     Expr x = build(args(0), hint);
-    return Val{checked(a.span, [&] { return Unary::make(UnaryOp::Abs, x, a.span); }), {}};
+    return Val{checked(log_, a.span, [&] { return Unary::make(UnaryOp::Abs, x, a.span); }), {}};
   }
   if (n == "clamp") {
     arity(3);
     Val x = elab(args(0), hint), lo = elab(args(1), hint), hi = elab(args(2), hint);
     unify({&x, &lo, &hi}, hint, a.span, "arguments of 'clamp'");
-    return Val{checked(a.span,
+    return Val{checked(log_, a.span,
                        [&] {
                          return Binary::make(BinaryOp::Min, Binary::make(BinaryOp::Max, x.e, lo.e, a.span),
                                              hi.e, a.span);
@@ -240,27 +231,27 @@ Elaborator::Val Elaborator::call(const Ast& a, std::optional<DataType> hint) {
       fail(args(0).start, "condition of 'select' must be bool, got " + c.dtype().str());
     Val t = branch(c, true, args(1), hint), f = branch(c, false, args(2), hint);
     unify({&t, &f}, hint, a.span, "branches of 'select'");
-    return Val{checked(a.span, [&] { return Select::make(c, t.e, f.e, a.span); }), {}};
+    return Val{checked(log_, a.span, [&] { return Select::make(c, t.e, f.e, a.span); }), {}};
   }
   if (dialect_ == Dialect::Tir && n == "ramp") {
     arity(3);
     Val base = elab(args(0), std::nullopt), stride = elab(args(1), std::nullopt);
     unify({&base, &stride}, std::nullopt, a.span, "arguments of 'ramp'");
     int lanes = lanes_arg(args(2));
-    return Val{checked(a.span, [&] { return Ramp::make(base.e, stride.e, lanes, a.span); }), {}};
+    return Val{checked(log_, a.span, [&] { return Ramp::make(base.e, stride.e, lanes, a.span); }), {}};
   }
   if (dialect_ == Dialect::Tir && n == "broadcast") {
     arity(2);
     Expr v = build(args(0));
     int lanes = lanes_arg(args(1));
-    return Val{checked(a.span, [&] { return Broadcast::make(v, lanes, a.span); }), {}};
+    return Val{checked(log_, a.span, [&] { return Broadcast::make(v, lanes, a.span); }), {}};
   }
   if (dialect_ == Dialect::Tir) {
     if (auto sig = lookup_intrinsic(n)) {
       arity(sig->params.size());
       std::vector<Expr> xs;
       for (size_t i = 0; i < a.args.size(); ++i) xs.push_back(build(args(i), sig->params[i]));
-      return Val{checked(a.span, [&] { return Call::make(CallKind::Intrinsic, n, xs, a.span); }), {}};
+      return Val{checked(log_, a.span, [&] { return Call::make(CallKind::Intrinsic, n, xs, a.span); }), {}};
     }
   }
   fail(a.span, "unknown function '" + n + "'");
@@ -274,7 +265,7 @@ Expr Elaborator::extern_call(const Ast& a) {
                      std::to_string(a.args.size()));
   std::vector<Expr> xs;
   for (size_t i = 0; i < a.args.size(); ++i) xs.push_back(build(*a.args[i], sig->params[i]));
-  return checked(a.span, [&] { return Call::make(CallKind::Extern, a.name, xs, a.span); });
+  return checked(log_, a.span, [&] { return Call::make(CallKind::Extern, a.name, xs, a.span); });
 }
 
 Expr Elaborator::reduce(const Ast& a, std::optional<DataType> hint) {
@@ -301,7 +292,7 @@ Expr Elaborator::reduce(const Ast& a, std::optional<DataType> hint) {
     axes.push_back({v, static_cast<int64_t>(ax.extent)});
   }
   Expr source = build(*a.args[0], hint);
-  return checked(a.span, [&] { return Reduce::make(a.rop, source, axes, a.span); });
+  return checked(log_, a.span, [&] { return Reduce::make(a.rop, source, axes, a.span); });
 }
 
 }  // namespace dspc::frontend

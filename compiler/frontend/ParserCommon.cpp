@@ -83,27 +83,28 @@ std::optional<std::string> size_error(const std::string& what, uint64_t elements
 
 namespace {
 
-int binary_precedence(Tok k, BinaryOp* op) {
+// The infix operator a token spells; precedence comes from the IR's operator table.
+std::optional<BinaryOp> infix_op(Tok k) {
   switch (k) {
-    case Tok::PipePipe: *op = BinaryOp::Or; return 1;
-    case Tok::AmpAmp: *op = BinaryOp::And; return 2;
-    case Tok::Pipe: *op = BinaryOp::BitOr; return 3;
-    case Tok::Caret: *op = BinaryOp::BitXor; return 4;
-    case Tok::Amp: *op = BinaryOp::BitAnd; return 5;
-    case Tok::EqEq: *op = BinaryOp::EQ; return 6;
-    case Tok::Ne: *op = BinaryOp::NE; return 6;
-    case Tok::Lt: *op = BinaryOp::LT; return 7;
-    case Tok::Le: *op = BinaryOp::LE; return 7;
-    case Tok::Gt: *op = BinaryOp::GT; return 7;
-    case Tok::Ge: *op = BinaryOp::GE; return 7;
-    case Tok::Shl: *op = BinaryOp::Shl; return 8;
-    case Tok::Shr: *op = BinaryOp::Shr; return 8;
-    case Tok::Plus: *op = BinaryOp::Add; return 9;
-    case Tok::Minus: *op = BinaryOp::Sub; return 9;
-    case Tok::Star: *op = BinaryOp::Mul; return 10;
-    case Tok::Slash: *op = BinaryOp::Div; return 10;
-    case Tok::Percent: *op = BinaryOp::Mod; return 10;
-    default: return 0;
+    case Tok::PipePipe: return BinaryOp::Or;
+    case Tok::AmpAmp: return BinaryOp::And;
+    case Tok::Pipe: return BinaryOp::BitOr;
+    case Tok::Caret: return BinaryOp::BitXor;
+    case Tok::Amp: return BinaryOp::BitAnd;
+    case Tok::EqEq: return BinaryOp::EQ;
+    case Tok::Ne: return BinaryOp::NE;
+    case Tok::Lt: return BinaryOp::LT;
+    case Tok::Le: return BinaryOp::LE;
+    case Tok::Gt: return BinaryOp::GT;
+    case Tok::Ge: return BinaryOp::GE;
+    case Tok::Shl: return BinaryOp::Shl;
+    case Tok::Shr: return BinaryOp::Shr;
+    case Tok::Plus: return BinaryOp::Add;
+    case Tok::Minus: return BinaryOp::Sub;
+    case Tok::Star: return BinaryOp::Mul;
+    case Tok::Slash: return BinaryOp::Div;
+    case Tok::Percent: return BinaryOp::Mod;
+    default: return std::nullopt;
   }
 }
 
@@ -142,12 +143,13 @@ AstPtr ExprParser::binary(int min_prec) {
   AstPtr lhs = unary();
   for (;;) {
     const Token& t = ts_.peek();
-    BinaryOp op;
-    int p = binary_precedence(t.kind, &op);
-    if (p == 0 || p < min_prec) return lhs;
+    std::optional<BinaryOp> op = infix_op(t.kind);
+    if (!op) return lhs;
+    int p = binary_op_precedence(*op);
+    if (p < min_prec) return lhs;
     if (d_ == Dialect::Tir && t.line_start) return lhs;
     AstPtr n = node(Ast::Kind::Binary, ts_.next());
-    n->bop = op;
+    n->bop = *op;
     n->start = lhs->start;
     add(*n, std::move(lhs));
     add(*n, binary(p + 1));

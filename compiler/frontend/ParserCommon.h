@@ -48,6 +48,18 @@ class ErrorLog {
 // failure) to abandon the current stage, statement or function.
 struct Abort {};
 
+// Runs `make`, an IR make() call, and reports an IRError it throws (a type error the
+// checks before it did not catch) at `span`, then throws Abort.
+template <class F>
+auto checked(ErrorLog& log, Span span, F&& make) -> decltype(make()) {
+  try {
+    return make();
+  } catch (const IRError& e) {
+    log.error(span, e.what());
+    throw Abort{};
+  }
+}
+
 // Runs one whole parse, `parse(log)`, which returns a std::optional result, with `source` as
 // the diagnostics' source unless the caller set one, and flushes its errors. Nothing escapes:
 // an exception, or a failure that logged no error, is reported as an internal error in the
@@ -183,8 +195,6 @@ class Elaborator {
   std::optional<DataType> cast_type(const Ast& a);
   int lanes_arg(const Ast& a);
   VarRef lookup_var(const std::string& name, Span span);
-  template <class F>
-  Expr checked(Span span, F&& make);
 
   ErrorLog& log_;
   Dialect dialect_;

@@ -96,15 +96,6 @@ class TirParser {
     Span span;
   };
 
-  template <class F>
-  auto checked(Span span, F&& make) -> decltype(make()) {
-    try {
-      return make();
-    } catch (const IRError& e) {
-      ts_.fail(span, e.what());
-    }
-  }
-
   Expr expr(std::optional<DataType> hint = std::nullopt) {
     AstPtr a = parse_expr(ts_, Dialect::Tir);
     return el_.build(*a, hint);
@@ -150,7 +141,8 @@ class TirParser {
       if (!parsed) ts_.fail(name.span, "unknown storage scope '" + text + "'");
       scope = *parsed;
     }
-    return checked(name.span, [&] { return BufferNode::make(name.text, dt, shape, scope, name.span); });
+    return checked(ts_.log(), name.span,
+                   [&] { return BufferNode::make(name.text, dt, shape, scope, name.span); });
   }
 
   // The extent of loop `var` starting at `min`. A literal one must fit in i32, and so must the
@@ -161,8 +153,8 @@ class TirParser {
       ts_.fail(a->span, "loop extent " + std::to_string(a->magnitude) + " is more than the limit of " +
                             std::to_string(kMaxSize));
     Expr extent = el_.build(*a, DataType::i32());
-    const auto* lo = min.as<IntImm>();
-    const auto* n = extent.as<IntImm>();
+    const IntImm* lo = as_int(min);
+    const IntImm* n = as_int(extent);
     if (lo && n && min.dtype() == DataType::i32() && extent.dtype() == DataType::i32() &&
         lo->value + n->value > static_cast<int64_t>(kMaxSize))
       ts_.fail(a->start, "loop '" + var.text + "' ends at " + std::to_string(lo->value + n->value) +
@@ -233,9 +225,11 @@ class TirParser {
                                " must be followed by statements in its block");
       std::reverse(rest.begin(), rest.end());
       Stmt body = Seq::make(rest);
-      Stmt s = it->kind == ItemKind::Let
-                   ? checked(it->span, [&] { return LetStmt::make(it->var, it->value, body, it->span); })
-                   : checked(it->span, [&] { return DeclBuffer::make(it->buffer, body, it->span); });
+      Stmt s =
+          it->kind == ItemKind::Let
+              ? checked(ts_.log(), it->span,
+                        [&] { return LetStmt::make(it->var, it->value, body, it->span); })
+              : checked(ts_.log(), it->span, [&] { return DeclBuffer::make(it->buffer, body, it->span); });
       rest = {s};
     }
     if (rest.empty()) return Stmt();
@@ -290,7 +284,7 @@ class TirParser {
       if (!data->dtype.is_handle())
         ts_.fail(name.span, "decl_buffer " + name.text + " needs a handle variable, but it has dtype " +
                                 data->dtype.str());
-      item.buffer = checked(name.span, [&] {
+      item.buffer = checked(ts_.log(), name.span, [&] {
         return BufferNode::make_with_data(data, proto->dtype, proto->shape, proto->scope, name.span);
       });
       item.kind = ItemKind::Decl;
@@ -304,7 +298,7 @@ class TirParser {
       scopes_.add(b);
       Stmt body = nonempty_block(t.span);
       scopes_.restore(mark);
-      item.stmt = checked(t.span, [&] { return Allocate::make(b, body, t.span); });
+      item.stmt = checked(ts_.log(), t.span, [&] { return Allocate::make(b, body, t.span); });
       return item;
     }
     if (keyword && t.text == "for") {
@@ -326,7 +320,7 @@ class TirParser {
       scopes_.vars.emplace_back(name.text, v);
       Stmt body = nonempty_block(t.span);
       scopes_.restore(mark);
-      item.stmt = checked(t.span, [&] { return For::make(v, min, extent, *fk, body, t.span); });
+      item.stmt = checked(ts_.log(), t.span, [&] { return For::make(v, min, extent, *fk, body, t.span); });
       return item;
     }
     if (keyword && t.text == "if") {
@@ -339,7 +333,8 @@ class TirParser {
         ts_.expect(Tok::LBrace);
         else_case = block();
       }
-      item.stmt = checked(t.span, [&] { return IfThenElse::make(cond, then_case, else_case, t.span); });
+      item.stmt =
+          checked(ts_.log(), t.span, [&] { return IfThenElse::make(cond, then_case, else_case, t.span); });
       return item;
     }
     if (t.kind == Tok::LBrace) {
@@ -357,11 +352,11 @@ class TirParser {
       ts_.expect(Tok::RBracket);
       ts_.expect(Tok::Assign);
       Expr value = expr(b->dtype);
-      item.stmt = checked(t.span, [&] { return Store::make(b, indices, value, t.span); });
+      item.stmt = checked(ts_.log(), t.span, [&] { return Store::make(b, indices, value, t.span); });
       return item;
     }
     Expr e = expr();
-    item.stmt = checked(t.span, [&] { return Evaluate::make(e, t.span); });
+    item.stmt = checked(ts_.log(), t.span, [&] { return Evaluate::make(e, t.span); });
     return item;
   }
 

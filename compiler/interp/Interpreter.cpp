@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "compiler/interp/Semantics.h"
+#include "compiler/ir/Printer.h"
 
 namespace dspc {
 
@@ -23,12 +24,6 @@ struct InterpError {
 
 [[noreturn]] void fail(std::string msg) {
   throw InterpError{std::move(msg)};
-}
-
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 struct Storage {

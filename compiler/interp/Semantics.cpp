@@ -208,12 +208,7 @@ Value reduce_init(ReduceOp op, DataType t) {
 }
 
 Value reduce_combine(ReduceOp op, DataType t, Value acc, Value x) {
-  switch (op) {
-    case ReduceOp::Sum: return eval_binary(BinaryOp::Add, t, acc, x);
-    case ReduceOp::Min: return eval_binary(BinaryOp::Min, t, acc, x);
-    case ReduceOp::Max: return eval_binary(BinaryOp::Max, t, acc, x);
-  }
-  return acc;
+  return eval_binary(reduce_combine_op(op), t, acc, x);
 }
 
 Value load_value(DataType t, const uint8_t* p) {

@@ -1,5 +1,6 @@
-// Scalar semantics of the IR operators: the one definition the interpreter and the
-// simplifier's constant folding share (codegen must agree with it bit for bit).
+// Scalar semantics of the IR operators: the one definition the interpreter, the
+// simplifier's constant folding and schedule-ops' reduction initial values share (codegen
+// must agree with it bit for bit).
 //
 // A `Value` is an untyped 64-bit scalar; the dtype travels separately, as in the IR.
 //   - integers: the value wrapped to the dtype (IntImm's convention: sign-extended for signed,

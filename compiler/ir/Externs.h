@@ -1,11 +1,16 @@
-// The C functions generated code may call (defined in runtime-support), and the intrinsics.
+// Every function a Call may name, in two tables: the C functions of runtime-support that
+// generated code calls (call_extern) and the compiler's intrinsics. The IR's type checks, the
+// parsers, the allocation passes and codegen all read their facts about a callee from here,
+// so adding a runtime function is one row.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "compiler/ir/DataType.h"
+#include "compiler/ir/IR.h"
 
 namespace dspc {
 
@@ -14,17 +19,58 @@ struct CalleeSignature {
   std::vector<DataType> params;
 };
 
-// Runtime-support functions: HexagonBackendAllocateVTCM(i32 nbytes, i32 align) -> handle,
-// HexagonBackendFreeVTCM(handle) -> i32, DspcWorkspaceAlloc(i32 nbytes, i32 align) -> handle,
-// DspcWorkspaceFree(handle) -> i32.
-std::optional<CalleeSignature> lookup_extern(const std::string& name);
-
-// Intrinsics: isnullptr(handle) -> bool, throw_last_error() -> i32.
-std::optional<CalleeSignature> lookup_intrinsic(const std::string& name);
-
 inline constexpr const char* kAllocateVtcm = "HexagonBackendAllocateVTCM";
 inline constexpr const char* kFreeVtcm = "HexagonBackendFreeVTCM";
 inline constexpr const char* kWorkspaceAlloc = "DspcWorkspaceAlloc";
 inline constexpr const char* kWorkspaceFree = "DspcWorkspaceFree";
+
+inline constexpr const char* kIsNullptr = "isnullptr";
+inline constexpr const char* kThrowLastError = "throw_last_error";
+
+// The runtime memory an allocator or free function serves.
+enum class AllocPool : uint8_t { Vtcm, Workspace };
+
+enum class ExternRole : uint8_t { Allocate, Free };
+
+struct ExternFunction {
+  const char* name;
+  CalleeSignature signature;
+  ExternRole role;
+  AllocPool pool;
+  // Allocators only. Argument positions of the byte count and the alignment, and the function
+  // that releases what the allocator returns. (What an alignment of 0 means is not here: for
+  // VTCM it is the target table's vtcm_alignment, for the workspace runtime-support's own.)
+  int bytes_arg = -1;
+  int align_arg = -1;
+  const char* free_fn = nullptr;
+};
+
+struct IntrinsicFunction {
+  const char* name;
+  CalleeSignature signature;
+  // Whether a call must stay even when its value is unused.
+  bool has_side_effects;
+};
+
+const std::vector<ExternFunction>& extern_functions();
+const std::vector<IntrinsicFunction>& intrinsic_functions();
+
+// The table rows for a name, or null.
+const ExternFunction* find_extern(const std::string& name);
+const IntrinsicFunction* find_intrinsic(const std::string& name);
+
+std::optional<CalleeSignature> lookup_extern(const std::string& name);
+std::optional<CalleeSignature> lookup_intrinsic(const std::string& name);
+
+// The allocator that serves `pool`.
+const ExternFunction& pool_allocator(AllocPool pool);
+
+// The allocator `e` calls when it is a call_extern of one, else null.
+const ExternFunction* called_allocator(const Expr& e);
+
+bool is_free_function(const std::string& name);
+
+// Externs always have effects (they reach the runtime); intrinsics say so in their row.
+bool call_has_side_effects(CallKind kind, const std::string& name);
 
 }  // namespace dspc

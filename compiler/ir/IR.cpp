@@ -62,13 +62,24 @@ const char* node_kind_name(NodeKind k) {
 
 const char* binary_op_symbol(BinaryOp op) {
   switch (op) {
-#define DSPC_SYM(N, S) \
-  case BinaryOp::N:    \
+#define DSPC_SYM(N, S, P) \
+  case BinaryOp::N:       \
     return S;
     DSPC_BINARY_OPS(DSPC_SYM)
 #undef DSPC_SYM
   }
   return "?";
+}
+
+int binary_op_precedence(BinaryOp op) {
+  switch (op) {
+#define DSPC_PREC(N, S, P) \
+  case BinaryOp::N:        \
+    return P;
+    DSPC_BINARY_OPS(DSPC_PREC)
+#undef DSPC_PREC
+  }
+  return 0;
 }
 
 bool is_comparison(BinaryOp op) {
@@ -95,6 +106,15 @@ const char* reduce_op_name(ReduceOp op) {
     case ReduceOp::Max: return "max";
   }
   return "?";
+}
+
+BinaryOp reduce_combine_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return BinaryOp::Add;
+    case ReduceOp::Min: return BinaryOp::Min;
+    case ReduceOp::Max: return BinaryOp::Max;
+  }
+  throw IRError("unknown reduction");
 }
 
 const char* for_kind_name(ForKind k) {
@@ -334,19 +354,5 @@ Expr make_const(DataType t, int64_t v, Span s) {
 }
 
 const IntImm* as_int(const Expr& e) { return e.as<IntImm>(); }
-
-std::optional<CalleeSignature> lookup_extern(const std::string& name) {
-  if (name == kAllocateVtcm || name == kWorkspaceAlloc)
-    return CalleeSignature{DataType::handle(), {DataType::i32(), DataType::i32()}};
-  if (name == kFreeVtcm || name == kWorkspaceFree)
-    return CalleeSignature{DataType::i32(), {DataType::handle()}};
-  return std::nullopt;
-}
-
-std::optional<CalleeSignature> lookup_intrinsic(const std::string& name) {
-  if (name == "isnullptr") return CalleeSignature{DataType::boolean(), {DataType::handle()}};
-  if (name == "throw_last_error") return CalleeSignature{DataType::i32(), {}};
-  return std::nullopt;
-}
 
 }  // namespace dspc

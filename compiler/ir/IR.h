@@ -175,17 +175,27 @@ struct Cast : ExprNode {
 // x%0 == 0, as in Halide); comparisons and logical ops give bool; shifts are arithmetic for
 // signed types, and an amount outside [0, bits) shifts everything out (0, or -1 for a
 // negative signed value shifted right).
-#define DSPC_BINARY_OPS(X)                                                                 \
-  X(Add, "+") X(Sub, "-") X(Mul, "*") X(Div, "/") X(Mod, "%") X(Min, "min") X(Max, "max") \
-  X(BitAnd, "&") X(BitOr, "|") X(BitXor, "^") X(Shl, "<<") X(Shr, ">>") X(EQ, "==")        \
-  X(NE, "!=") X(LT, "<") X(LE, "<=") X(GT, ">") X(GE, ">=") X(And, "&&") X(Or, "||")
+//
+// X(name, symbol, precedence): the precedence of the infix form, C-like (higher binds
+// tighter), which both the printer and the parsers use; 0 for operators written as calls.
+// clang-format off
+#define DSPC_BINARY_OPS(X)                                                                       \
+  X(Add, "+", 9) X(Sub, "-", 9) X(Mul, "*", 10) X(Div, "/", 10) X(Mod, "%", 10) X(Min, "min", 0) \
+  X(Max, "max", 0) X(BitAnd, "&", 5) X(BitOr, "|", 3) X(BitXor, "^", 4) X(Shl, "<<", 8)          \
+  X(Shr, ">>", 8) X(EQ, "==", 6) X(NE, "!=", 6) X(LT, "<", 7) X(LE, "<=", 7) X(GT, ">", 7)       \
+  X(GE, ">=", 7) X(And, "&&", 2) X(Or, "||", 1)
+// clang-format on
 
 enum class BinaryOp : uint8_t {
-#define DSPC_OP(N, S) N,
+#define DSPC_OP(N, S, P) N,
   DSPC_BINARY_OPS(DSPC_OP)
 #undef DSPC_OP
 };
 const char* binary_op_symbol(BinaryOp op);
+int binary_op_precedence(BinaryOp op);
+// Infix operators bind looser than unary ones, which bind looser than atoms and calls.
+inline constexpr int kUnaryPrecedence = 11;
+inline constexpr int kAtomPrecedence = 12;
 bool is_comparison(BinaryOp op);
 bool is_logical(BinaryOp op);  // And, Or
 
@@ -228,8 +238,8 @@ struct Load : ExprNode {
   static Expr make(Buffer buffer, std::vector<Expr> indices, Span s = {});
 };
 
-// Calls. Extern: a C function from runtime-support named in compiler/Externs.h.
-// Intrinsic: compiler built-ins ("isnullptr", "throw_last_error").
+// Calls. Extern: a C function from runtime-support; Intrinsic: a compiler built-in. Both
+// tables, with each callee's signature, are in compiler/ir/Externs.h.
 enum class CallKind : uint8_t { Extern, Intrinsic };
 
 struct Call : ExprNode {
@@ -246,6 +256,8 @@ struct Call : ExprNode {
 // A reduction over one or more axes; exists only before schedule-ops.
 enum class ReduceOp : uint8_t { Sum, Min, Max };
 const char* reduce_op_name(ReduceOp op);
+// The operator that folds one more value into a reduction's accumulator.
+BinaryOp reduce_combine_op(ReduceOp op);
 
 struct ReduceAxis {
   VarRef var;
@@ -405,7 +417,7 @@ struct TensorProgram {
 Expr make_const(DataType t, int64_t v, Span s = {});
 inline Expr make_i32(int64_t v) { return IntImm::make(DataType::i32(), v); }
 inline Expr var_expr(const VarRef& v) { return Expr(std::shared_ptr<const ExprNode>(v)); }
-// Constant value of an IntImm, or nullopt.
+// The literal if `e` is an integer constant, else null.
 const IntImm* as_int(const Expr& e);
 
 }  // namespace dspc

@@ -2,42 +2,22 @@
 
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 
 namespace dspc {
 
 namespace {
 
-// Binding strength, C-like; atoms and calls bind tightest.
+// Binding strength: the operator table's for infix operators; negative literals print with
+// a leading '-' and so bind like unary minus.
 int precedence(const Expr& e) {
   if (const auto* b = e.as<Binary>()) {
-    switch (b->op) {
-      case BinaryOp::Or: return 1;
-      case BinaryOp::And: return 2;
-      case BinaryOp::BitOr: return 3;
-      case BinaryOp::BitXor: return 4;
-      case BinaryOp::BitAnd: return 5;
-      case BinaryOp::EQ:
-      case BinaryOp::NE: return 6;
-      case BinaryOp::LT:
-      case BinaryOp::LE:
-      case BinaryOp::GT:
-      case BinaryOp::GE: return 7;
-      case BinaryOp::Shl:
-      case BinaryOp::Shr: return 8;
-      case BinaryOp::Add:
-      case BinaryOp::Sub: return 9;
-      case BinaryOp::Mul:
-      case BinaryOp::Div:
-      case BinaryOp::Mod: return 10;
-      case BinaryOp::Min:
-      case BinaryOp::Max: return 12;
-    }
+    int p = binary_op_precedence(b->op);
+    return p > 0 ? p : kAtomPrecedence;
   }
-  if (const auto* u = e.as<Unary>()) return u->op == UnaryOp::Abs ? 12 : 11;
-  if (const auto* i = e.as<IntImm>()) return i->value < 0 ? 11 : 12;
-  if (const auto* f = e.as<FloatImm>()) return std::signbit(f->value) ? 11 : 12;
-  return 12;
+  if (const auto* u = e.as<Unary>()) return u->op == UnaryOp::Abs ? kAtomPrecedence : kUnaryPrecedence;
+  if (const auto* i = e.as<IntImm>()) return i->value < 0 ? kUnaryPrecedence : kAtomPrecedence;
+  if (const auto* f = e.as<FloatImm>()) return std::signbit(f->value) ? kUnaryPrecedence : kAtomPrecedence;
+  return kAtomPrecedence;
 }
 
 std::string int_literal(const IntImm* op) {
@@ -63,12 +43,6 @@ std::string float_literal(const FloatImm* op) {
   return s + op->dtype.str();
 }
 
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 std::string buffer_decl(const Buffer& b) { return b->name + ": " + b->dtype.str() + shape_str(b->shape); }
 
 std::string join_exprs(const std::vector<Expr>& v) {
@@ -79,12 +53,16 @@ std::string join_exprs(const std::vector<Expr>& v) {
 
 // Shifts and bitwise operators bind loosely in C-like precedence, which few readers remember:
 // their binary operands always get parentheses.
-bool is_bitwise_level(int p) { return (p >= 3 && p <= 5) || p == 8; }
+bool is_bitwise_level(int p) {
+  for (BinaryOp op : {BinaryOp::BitAnd, BinaryOp::BitOr, BinaryOp::BitXor, BinaryOp::Shl, BinaryOp::Shr})
+    if (p == binary_op_precedence(op)) return true;
+  return false;
+}
 
 std::string operand(const Expr& e, int parent, bool right) {
   int p = precedence(e);
   std::string s = print_expr(e);
-  bool binary = e.as<Binary>() && p < 12;
+  bool binary = e.as<Binary>() && p < kAtomPrecedence;
   if (p < parent || (right && p == parent) || (binary && is_bitwise_level(parent) && p != parent))
     return "(" + s + ")";
   return s;
@@ -168,6 +146,12 @@ std::string signature(const std::string& name, const std::vector<Buffer>& in, co
 
 }  // namespace
 
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 std::string print_expr(const Expr& e) {
   if (!e) return "<null>";
   if (const auto* op = e.as<IntImm>()) return int_literal(op);
@@ -175,14 +159,14 @@ std::string print_expr(const Expr& e) {
   if (const auto* op = e.as<Var>()) return op->name;
   if (const auto* op = e.as<Cast>()) return op->dtype.str() + "(" + print_expr(op->value) + ")";
   if (const auto* op = e.as<Binary>()) {
-    if (op->op == BinaryOp::Min || op->op == BinaryOp::Max)
+    if (binary_op_precedence(op->op) == 0)
       return std::string(binary_op_symbol(op->op)) + "(" + print_expr(op->a) + ", " + print_expr(op->b) + ")";
     int p = precedence(e);
     return operand(op->a, p, false) + " " + binary_op_symbol(op->op) + " " + operand(op->b, p, true);
   }
   if (const auto* op = e.as<Unary>()) {
     if (op->op == UnaryOp::Abs) return "abs(" + print_expr(op->value) + ")";
-    return std::string(unary_op_symbol(op->op)) + operand(op->value, 11, true);
+    return std::string(unary_op_symbol(op->op)) + operand(op->value, kUnaryPrecedence, true);
   }
   if (const auto* op = e.as<Select>())
     return "select(" + print_expr(op->cond) + ", " + print_expr(op->t) + ", " + print_expr(op->f) + ")";
@@ -222,33 +206,6 @@ std::string print_module(const Module& m) {
   std::string s;
   for (size_t i = 0; i < m.funcs.size(); ++i) s += (i ? "\n" : "") + print_func(m.funcs[i]);
   return s;
-}
-
-std::string print_tensor_program(const TensorProgram& p) {
-  std::ostringstream os;
-  for (size_t fi = 0; fi < p.funcs.size(); ++fi) {
-    const auto& f = p.funcs[fi];
-    if (fi) os << "\n";
-    os << "func " << signature(f.name, f.inputs, f.outputs) << " {\n";
-    for (const auto& st : f.stages) {
-      os << "  " << st.out->name << "[";
-      for (size_t i = 0; i < st.index_vars.size(); ++i) {
-        os << (i ? ", " : "") << st.index_vars[i]->name;
-        if (!st.is_result) os << ": " << st.out->shape[i];
-      }
-      os << "] = " << print_expr(st.body) << "\n";
-    }
-    bool any = false;
-    for (const auto& st : f.stages) {
-      if (st.out->scope == StorageScope::Global) continue;
-      if (!any) os << "  schedule {\n";
-      any = true;
-      os << "    " << st.out->name << ".set_scope(\"" << storage_scope_name(st.out->scope) << "\")\n";
-    }
-    if (any) os << "  }\n";
-    os << "}\n";
-  }
-  return os.str();
 }
 
 }  // namespace dspc

@@ -13,17 +13,19 @@
 // Literals: i32 bare (5), others with a suffix (5i8, 200u8, 1.5f32), bool true/false.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "compiler/ir/IR.h"
 
 namespace dspc {
 
 std::string print_expr(const Expr& e);
+// Extents as TIR writes them: "[4, 8]". Messages about shapes use it too.
+std::string shape_str(const std::vector<int64_t>& shape);
 std::string print_stmt(const Stmt& s, int indent = 0);
 std::string print_func(const PrimFunc& f);
 std::string print_module(const Module& m);
-// The tensor program before schedule-ops, in .dsp syntax (for debugging and --emit=stages).
-std::string print_tensor_program(const TensorProgram& p);
 
 }  // namespace dspc

@@ -9,8 +9,6 @@
 
 #include <limits>
 
-#include "compiler/ir/Externs.h"
-
 namespace dspc {
 
 namespace {
@@ -26,7 +24,9 @@ bool is_call_to(const Stmt& s, CallKind kind, const std::string& name) {
 }
 
 bool is_free_call(const Stmt& s) {
-  return is_call_to(s, CallKind::Extern, kFreeVtcm) || is_call_to(s, CallKind::Extern, kWorkspaceFree);
+  const auto* ev = s.as<Evaluate>();
+  const auto* call = ev ? ev->value.as<Call>() : nullptr;
+  return call && call->call_kind == CallKind::Extern && is_free_function(call->name);
 }
 
 // A failure path this helper makes: frees, then throw_last_error(). Anything else the input
@@ -37,7 +37,7 @@ bool is_failure_path(const Stmt& s) {
     stmts = seq->stmts;
   else
     stmts.push_back(s);
-  if (!is_call_to(stmts.back(), CallKind::Intrinsic, "throw_last_error")) return false;
+  if (!is_call_to(stmts.back(), CallKind::Intrinsic, kThrowLastError)) return false;
   for (size_t i = 0; i + 1 < stmts.size(); ++i)
     if (!is_free_call(stmts[i])) return false;
   return true;
@@ -61,26 +61,18 @@ bool same_calls(const Stmt& a, const Stmt& b) {
 // isnullptr(var)
 bool is_null_check_of(const Expr& cond, const VarRef& var) {
   const auto* call = cond.as<Call>();
-  if (!call || call->call_kind != CallKind::Intrinsic || call->name != "isnullptr") return false;
+  if (!call || call->call_kind != CallKind::Intrinsic || call->name != kIsNullptr) return false;
   const auto* arg = call->args[0].as<Var>();
   return arg == var.get();
 }
 
 }  // namespace
 
-const char* runtime_free_fn(const Expr& let_value) {
-  const auto* call = let_value.as<Call>();
-  if (!call || call->call_kind != CallKind::Extern) return nullptr;
-  if (call->name == kAllocateVtcm) return kFreeVtcm;
-  if (call->name == kWorkspaceAlloc) return kWorkspaceFree;
-  return nullptr;
-}
-
 Stmt RuntimeAllocLowering::failure_path(Span span) const {
   std::vector<Stmt> stmts;
   for (auto it = live_.rbegin(); it != live_.rend(); ++it)
     stmts.push_back(free_call(it->var, it->free_fn, span));
-  stmts.push_back(Evaluate::make(Call::make(CallKind::Intrinsic, "throw_last_error", {}, span), span));
+  stmts.push_back(Evaluate::make(Call::make(CallKind::Intrinsic, kThrowLastError, {}, span), span));
   return Seq::make(stmts, span);
 }
 
@@ -93,20 +85,24 @@ Stmt RuntimeAllocLowering::mutate_Allocate(const Allocate* op, const Stmt& self)
   DSPC_CHECK(buf->size_bytes() <= std::numeric_limits<int32_t>::max(), "runtime allocation too large for i32");
 
   Stmt on_failure = failure_path(s);
-  live_.push_back({buf->data, allocator->free_fn});
+  const ExternFunction& fn = *allocator->fn;
+  live_.push_back({buf->data, fn.free_fn});
   Stmt body = mutate(op->body);
   live_.pop_back();
 
-  Stmt on_success = DeclBuffer::make(buf, Seq::make({body, free_call(buf->data, allocator->free_fn, s)}), s);
-  Expr alloc = Call::make(CallKind::Extern, allocator->alloc_fn,
-                          {make_i32(buf->size_bytes()), make_i32(allocator->alignment)}, s);
-  Expr is_null = Call::make(CallKind::Intrinsic, "isnullptr", {var_expr(buf->data)}, s);
+  Stmt on_success = DeclBuffer::make(buf, Seq::make({body, free_call(buf->data, fn.free_fn, s)}), s);
+  std::vector<Expr> args(fn.signature.params.size());
+  args[fn.bytes_arg] = make_i32(buf->size_bytes());
+  args[fn.align_arg] = make_i32(allocator->alignment);
+  Expr alloc = Call::make(CallKind::Extern, fn.name, args, s);
+  Expr is_null = Call::make(CallKind::Intrinsic, kIsNullptr, {var_expr(buf->data)}, s);
   return LetStmt::make(buf->data, alloc, IfThenElse::make(is_null, on_failure, on_success, s), s);
 }
 
 Stmt RuntimeAllocLowering::mutate_LetStmt(const LetStmt* op, const Stmt& self) {
-  const char* free_fn = runtime_free_fn(op->value);
-  if (!free_fn) return IRMutator::mutate_LetStmt(op, self);
+  const ExternFunction* fn = called_allocator(op->value);
+  if (!fn) return IRMutator::mutate_LetStmt(op, self);
+  const char* free_fn = fn->free_fn;
   const auto* check = op->body.as<IfThenElse>();
   if (!check || !is_null_check_of(check->cond, op->var) || !is_failure_path(check->then_case)) {
     live_.push_back({op->var, free_fn});

@@ -6,25 +6,21 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 
 namespace dspc {
 
 // How a class of buffers is allocated at run time.
 struct RuntimeAllocator {
-  const char* alloc_fn;  // extern (i32 nbytes, i32 align) -> handle
-  const char* free_fn;   // extern (handle) -> i32
+  const ExternFunction* fn;  // an allocator of compiler/ir/Externs.h
   int alignment;
 };
 
-// The free function for a let value that is a runtime allocation call
-// (HexagonBackendAllocateVTCM or DspcWorkspaceAlloc), or null.
-const char* runtime_free_fn(const Expr& let_value);
-
 // Lowers the Allocates that `allocator_for` picks to
-//   let NAME: handle = call_extern(alloc_fn, NBYTES, ALIGN)
+//   let NAME: handle = call_extern(fn, NBYTES, ALIGN)   (arguments where fn's row puts them)
 //   if isnullptr(NAME) { <free each enclosing runtime allocation, innermost first>; throw_last_error() }
-//   else { decl_buffer NAME ...; <body>; call_extern(free_fn, NAME) }
+//   else { decl_buffer NAME ...; <body>; call_extern(fn's free function, NAME) }
 // The let binds the buffer's own data variable, so accesses keep resolving. Enclosing
 // runtime allocations are the enclosing lets of allocation calls, whichever pass made them;
 // failure paths already in the input (made by an earlier pass, which could not know of

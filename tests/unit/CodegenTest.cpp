@@ -555,7 +555,7 @@ const DataType kFloats[] = {DataType::f32(), DataType::f64()};
 
 std::string op_name(BinaryOp op) {
   switch (op) {
-#define DSPC_N(N, S) \
+#define DSPC_N(N, S, P) \
   case BinaryOp::N: return #N;
     DSPC_BINARY_OPS(DSPC_N)
 #undef DSPC_N

@@ -1,0 +1,84 @@
+#include "compiler/ir/Externs.h"
+
+namespace dspc {
+
+namespace {
+
+constexpr DataType kHandle = DataType::handle();
+constexpr DataType kI32 = DataType::i32();
+
+}  // namespace
+
+const std::vector<ExternFunction>& extern_functions() {
+  // Signatures are those of runtime-support/device/include/dspc_runtime.h: sizes and
+  // alignments are uint32_t there and i32 here, which the lowering keeps below 2^31.
+  // clang-format off
+  static const std::vector<ExternFunction> table = {
+      // name           signature                 role                  pool                 bytes align free
+      {kAllocateVtcm,   {kHandle, {kI32, kI32}}, ExternRole::Allocate, AllocPool::Vtcm,      0,    1,    kFreeVtcm},
+      {kFreeVtcm,       {kI32, {kHandle}},       ExternRole::Free,     AllocPool::Vtcm},
+      {kWorkspaceAlloc, {kHandle, {kI32, kI32}}, ExternRole::Allocate, AllocPool::Workspace, 0,    1,    kWorkspaceFree},
+      {kWorkspaceFree,  {kI32, {kHandle}},       ExternRole::Free,     AllocPool::Workspace},
+  };
+  // clang-format on
+  return table;
+}
+
+const std::vector<IntrinsicFunction>& intrinsic_functions() {
+  static const std::vector<IntrinsicFunction> table = {
+      {kIsNullptr, {DataType::boolean(), {kHandle}}, false},
+      // Returns from the generated function with the runtime's recorded error.
+      {kThrowLastError, {kI32, {}}, true},
+  };
+  return table;
+}
+
+const ExternFunction* find_extern(const std::string& name) {
+  for (const ExternFunction& f : extern_functions())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+const IntrinsicFunction* find_intrinsic(const std::string& name) {
+  for (const IntrinsicFunction& f : intrinsic_functions())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+std::optional<CalleeSignature> lookup_extern(const std::string& name) {
+  const ExternFunction* f = find_extern(name);
+  if (!f) return std::nullopt;
+  return f->signature;
+}
+
+std::optional<CalleeSignature> lookup_intrinsic(const std::string& name) {
+  const IntrinsicFunction* f = find_intrinsic(name);
+  if (!f) return std::nullopt;
+  return f->signature;
+}
+
+const ExternFunction& pool_allocator(AllocPool pool) {
+  for (const ExternFunction& f : extern_functions())
+    if (f.role == ExternRole::Allocate && f.pool == pool) return f;
+  throw IRError("no allocator for a runtime memory pool");
+}
+
+const ExternFunction* called_allocator(const Expr& e) {
+  const auto* call = e.as<Call>();
+  if (!call || call->call_kind != CallKind::Extern) return nullptr;
+  const ExternFunction* f = find_extern(call->name);
+  return f && f->role == ExternRole::Allocate ? f : nullptr;
+}
+
+bool is_free_function(const std::string& name) {
+  const ExternFunction* f = find_extern(name);
+  return f && f->role == ExternRole::Free;
+}
+
+bool call_has_side_effects(CallKind kind, const std::string& name) {
+  if (kind == CallKind::Extern) return true;
+  const IntrinsicFunction* f = find_intrinsic(name);
+  return !f || f->has_side_effects;
+}
+
+}  // namespace dspc
