@@ -201,7 +201,7 @@ int run_command(const DriverOptions& o) {
   // Inputs: given files or random tensors, written where the runner reads them.
   std::vector<Tensor> inputs;
   std::vector<std::string> cmd;
-  if (o.lower.target.is_hexagon) cmd = {o.qemu, "-cpu", "v67"};
+  if (o.lower.target.is_hexagon) cmd = {o.qemu, "-cpu", DSPC_QEMU_CPU};
   cmd.push_back(exe);
   cmd.push_back("--func=" + entry->name);
   if (o.sim_vtcm_capacity >= 0) cmd.push_back("--vtcm-capacity=" + std::to_string(o.sim_vtcm_capacity));

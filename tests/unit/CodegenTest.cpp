@@ -22,6 +22,9 @@
 namespace dspc {
 namespace {
 
+// qemu-hexagon and its -cpu, as CMake found and set them (top-level CMakeLists.txt).
+constexpr const char* kQemuLauncher = DSPC_QEMU_LAUNCHER;
+
 namespace fs = std::filesystem;
 
 const char* kLlvmBin = "/usr/lib/llvm-19/bin";
@@ -789,7 +792,7 @@ void check_kernels(const std::vector<TestKernel>& kernels, const char* target_na
     ASSERT_TRUE(link_executable({(dir / "kernels.o").string(), (dir / "harness.o").string()},
                                 target(target_name), runtime_dir().string(), prog.string(), diag))
         << d.str();
-    if (hex) cmd_prefix = "qemu-hexagon -cpu v67 ";
+    if (hex) cmd_prefix = kQemuLauncher;
   }
   RunResult r =
       run(cmd_prefix + prog.string() + " " + (dir / "in.bin").string() + " " + (dir / "out.bin").string());
@@ -877,7 +880,7 @@ void run_seed(const char* target_name, const std::string& name) {
   std::string error;
   ASSERT_TRUE(write_npy((dir / "A.npy").string(), a, error)) << error;
   ASSERT_TRUE(write_npy((dir / "B.npy").string(), b, error)) << error;
-  std::string launcher = target(target_name).is_hexagon ? "qemu-hexagon -cpu v67 " : "";
+  std::string launcher = target(target_name).is_hexagon ? kQemuLauncher : "";
   std::string args =
       " A=" + (dir / "A.npy").string() + " B=" + (dir / "B.npy").string() + " C=" + (dir / "C.npy").string();
   RunResult r = run(launcher + (dir / "prog").string() + args);
