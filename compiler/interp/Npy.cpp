@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "compiler/interp/Semantics.h"
+#include "compiler/ir/Printer.h"
 #include "runtime-support/common/npy.h"
 
 namespace dspc {
@@ -174,9 +175,7 @@ bool write_npy(const std::string& path, const Tensor& t, std::string& error) {
 }
 
 std::string format_tensor(const std::string& name, const Tensor& t) {
-  std::string s = name + ": " + t.dtype.str() + "[";
-  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(t.shape[i]);
-  s += "] = ";
+  std::string s = name + ": " + t.dtype.str() + shape_str(t.shape) + " = ";
   if (static_cast<int64_t>(t.data.size()) != t.num_elements() * t.dtype.bytes()) return s + "<invalid data>";
   format_dim(t, 0, 0, s.size(), s);
   return s;
