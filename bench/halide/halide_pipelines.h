@@ -27,9 +27,17 @@ const Halide::Target& bench_target();
 // Returns false for an unknown name.
 bool define_kernel(const std::string& name, Kernel& out);
 
-// define_kernel, then compile_to_object for bench_target(): an object defining
-// halide_NAME(halide_buffer_t*...). Returns false for an unknown name; Halide's own errors
-// throw Halide::CompileError (or its siblings).
-bool compile_kernel(const std::string& name, const std::string& object_path);
+// Process CPU seconds spent in each phase of compile_kernel, added to on every call.
+struct Phases {
+  double define = 0;  // building the Funcs and the schedule
+  double lower = 0;   // compile_to_module: Halide's lowering passes
+  double llvm = 0;    // Module::compile: LLVM IR, LLVM 14's passes and the Hexagon backend
+};
+
+// define_kernel, then what compile_to_object does for bench_target() (compile_to_module, then
+// Module::compile to an object file), split so that the phases can be timed: an object
+// defining halide_NAME(halide_buffer_t*...). Returns false for an unknown name; Halide's own
+// errors throw Halide::CompileError (or its siblings).
+bool compile_kernel(const std::string& name, const std::string& object_path, Phases* phases = nullptr);
 
 }  // namespace bench_halide
