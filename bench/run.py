@@ -103,11 +103,12 @@ class Builder:
         return obj
 
     def build_halide_generator(self):
-        """Compiles bench/halide/halide_kernels.cpp on the host against libHalide14 (once)."""
-        src = os.path.join(BENCH, "halide", "halide_kernels.cpp")
+        """Compiles bench/halide/halide_{kernels,pipelines}.cpp on the host against libHalide14 (once)."""
+        halide = os.path.join(BENCH, "halide")
+        srcs = [os.path.join(halide, f) for f in ("halide_kernels.cpp", "halide_pipelines.cpp")]
         exe = self.path("halide_kernels")
-        if not newer(exe, src):
-            run([self.a.cxx, "-std=c++17", "-O1", f"-I{HALIDE_INCLUDE}", src, "-o", exe, "-lHalide14",
+        if not newer(exe, *srcs, os.path.join(halide, "halide_pipelines.h")):
+            run([self.a.cxx, "-std=c++17", "-O1", f"-I{HALIDE_INCLUDE}"] + srcs + ["-o", exe, "-lHalide14",
                  "-lpthread", "-ldl"])
         self.halide_gen = exe
         # Built once here: the measuring threads share it.
