@@ -12,6 +12,7 @@ build_dir=${DSPC_BUILD_DIR:-build}
 packages=(ca-certificates g++ cmake ninja-build python3 git
           clang-19 lld-19 llvm-19-dev liblld-19-dev
           qemu-user nlohmann-json3-dev libgtest-dev
+          libbenchmark-dev    # Google Benchmark: bench/'s compile-time benchmark
           libhalide14-0-dev)  # Halide 14: bench/'s peer only, never linked into dspc
 
 missing=()
