@@ -3,19 +3,34 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "compiler/interp/Npy.h"
 
 namespace dspc {
 namespace {
 
+// The scratch files this process made, removed when it exits so that runs leave nothing behind.
+std::vector<std::string>& scratch_files() {
+  static std::vector<std::string> files;
+  static const bool cleanup = std::atexit([] {
+    for (const auto& f : scratch_files()) std::remove(f.c_str());
+  }) == 0;
+  (void)cleanup;
+  return files;
+}
+
 // Unique per process and test: ctest runs every test case as its own process, in parallel.
 std::string temp_path(const std::string& name) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return ::testing::TempDir() + "dspc_npy_" + std::to_string(getpid()) + "_" + info->name() + "_" + name;
+  std::string path =
+      ::testing::TempDir() + "dspc_npy_" + std::to_string(getpid()) + "_" + info->name() + "_" + name;
+  scratch_files().push_back(path);
+  return path;
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {
