@@ -2,11 +2,13 @@
 // location, and robustness against malformed input.
 #include <gtest/gtest.h>
 
+#include <new>
 #include <random>
 #include <sstream>
 
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/frontend/Parser.h"
+#include "compiler/frontend/ParserCommon.h"
 #include "compiler/ir/Printer.h"
 
 namespace dspc {
@@ -633,11 +635,13 @@ TEST(DspParser, SurvivesMutatedAndRandomInput) {
     ASSERT_NO_THROW(p = parse_dsp(src, diag)) << text;
     // A failure always says why; a success has no errors.
     EXPECT_EQ(p.has_value(), out.str().empty()) << text << "\n" << out.str();
+    EXPECT_FALSE(diag.has_internal_errors()) << text << "\n" << out.str();
     (p ? accepted : rejected)++;
     SourceFile tir{"fuzz.tir", "prim_func " + text};
     std::ostringstream out2;
     Diagnostics diag2(out2, &tir);
     ASSERT_NO_THROW(parse_tir(tir, diag2)) << text;
+    EXPECT_FALSE(diag2.has_internal_errors()) << text << "\n" << out2.str();
   }
   EXPECT_GT(accepted, 50);  // the mutations are not all fatal: the test reaches the checker
   EXPECT_GT(rejected, 1000);
@@ -669,6 +673,42 @@ TEST(DspParser, DeepNestingAndHugeInputsAreErrors) {
   p = parse(many + "}");
   EXPECT_LE(count(p.errors, ": error: "), 60);
   EXPECT_GE(count(p.errors, ": error: "), 20);
+}
+
+// A parser bug is not the user's error: it is reported as an internal error in the parser,
+// after what the parse found before it, and nothing escapes.
+TEST(DspParser, ExceptionInAParseIsAnInternalError) {
+  SourceFile src{"test.dsp", "func f() {}\n"};
+  std::ostringstream out;
+  Diagnostics diag(out, &src);
+  auto result = frontend::run_parser(src, diag, [](frontend::ErrorLog& log) -> std::optional<int> {
+    log.error(Span{1, 6}, "something the parse found");
+    throw std::bad_alloc();
+  });
+  EXPECT_FALSE(result.has_value());
+  EXPECT_TRUE(diag.has_internal_errors());
+  EXPECT_EQ(out.str(),
+            "test.dsp:1:6: error: something the parse found\nfunc f() {}\n     ^\n"
+            "dspc: internal error in the parser: test.dsp: out of memory\n");
+}
+
+TEST(DspParser, FailureWithoutADiagnosticIsAnInternalError) {
+  SourceFile src{"test.dsp", ""};
+  std::ostringstream out;
+  Diagnostics diag(out, &src);
+  auto result = frontend::run_parser(src, diag, [](frontend::ErrorLog&) -> std::optional<int> { return {}; });
+  EXPECT_FALSE(result.has_value());
+  EXPECT_TRUE(diag.has_internal_errors());
+  EXPECT_EQ(out.str(), "dspc: internal error in the parser: test.dsp: no diagnostic for a failure\n");
+}
+
+TEST(DspParser, UserErrorsAreNotInternal) {
+  SourceFile src{"test.dsp", "func f(A: i8[4]) -> (C: i8[4]) {\n  C[i] = X[i]\n}\n"};
+  std::ostringstream out;
+  Diagnostics diag(out, &src);
+  EXPECT_FALSE(parse_dsp(src, diag).has_value());
+  EXPECT_TRUE(diag.has_errors());
+  EXPECT_FALSE(diag.has_internal_errors());
 }
 
 }  // namespace
