@@ -18,10 +18,13 @@ Also:
     never relative to the including file, so that the build's include roots apply;
   - a C++ file under compiler/ must sit in a layer's folder;
   - LLVM and Clang headers (<llvm/...>, <clang/...>, <lld/...>) are included only by layers
-    that declare LLVM_HEADERS in their dspc_add_layer call (codegen, and the driver when it
-    calls Clang);
-  - runtime-support/ stands apart: only a layer may include it, and only from a folder that
-    is itself a layer (runtime-support/common, the format code both sides share).
+    that declare LLVM_HEADERS in their dspc_add_layer call (today codegen);
+  - runtime-support/ stands apart: a layer may include it only from a folder that is itself a
+    layer (runtime-support/common, the format code both sides share), and runtime-support's
+    own files include no compiler layer;
+  - no project include goes through '..', and <...> naming a folder of the tree counts as a
+    project include: a layer's include root is a link, so the compiler would follow '..' out
+    of it, and only this check refuses that.
 Exits 0 when the tree is clean, 1 with one line per violation otherwise, 2 on bad usage.
 """
 import argparse
@@ -34,7 +37,7 @@ import tempfile
 LAYER_CALL = re.compile(r"dspc_add_layer\(\s*([A-Za-z0-9_]+)([^)]*)\)", re.S)
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 SYSTEM_LLVM = ("llvm/", "llvm-c/", "clang/", "lld/")
-SOURCE_EXT = (".h", ".hpp", ".c", ".cc", ".cpp")
+SOURCE_EXT = (".h", ".hpp", ".c", ".cc", ".cpp", ".def", ".inc")
 
 
 def strip_cmake_comments(text):
@@ -130,12 +133,21 @@ def check(root):
     return problems
 
 
+def resolve(root, rel, name):
+    """(path from the root, found beside the includer?) of a project header, or (None, False)."""
+    from_root = os.path.normpath(name)
+    beside = os.path.normpath(os.path.join(os.path.dirname(rel), name))
+    if os.path.isfile(os.path.join(root, from_root)):
+        return from_root, False
+    if os.path.isfile(os.path.join(root, beside)):
+        return beside, True
+    return None, False
+
+
 def check_file(root, rel, layers, allowed):
     layer = owner(rel, layers)
-    if layer is None:
-        if rel.startswith("compiler/"):
-            return [f"{rel}: not in any layer's folder (compiler/ holds only layer folders)"]
-        return []  # runtime-support's own files: they stand apart and include their own way
+    if layer is None and rel.startswith("compiler/"):
+        return [f"{rel}: not in any layer's folder (compiler/ holds only layer folders)"]
     with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
         text = f.read()
     problems = []
@@ -143,25 +155,35 @@ def check_file(root, rel, layers, allowed):
         line = text.count("\n", 0, m.start()) + 1
         kind, name = m.group(1), m.group(2)
         where = f"{rel}:{line}"
-        if kind == "<":
-            if name.startswith(SYSTEM_LLVM) and not layers[layer]["llvm"]:
+        first = name.split("/", 1)[0]
+        names_tree = "/" in name and first not in (".", "..") and os.path.isdir(os.path.join(root, first))
+        if kind == "<" and not names_tree:
+            if layer is not None and name.startswith(SYSTEM_LLVM) and not layers[layer]["llvm"]:
                 problems.append(f"{where}: layer '{layer}' includes LLVM header <{name}>; "
                                 "LLVM headers stay in layers declared with LLVM_HEADERS")
             continue
-        from_root = os.path.normpath(name)
-        beside = os.path.normpath(os.path.join(os.path.dirname(rel), name))
-        if os.path.isfile(os.path.join(root, from_root)):
-            target = from_root
-        elif os.path.isfile(os.path.join(root, beside)):
+        if ".." in name.split("/"):
+            # A symlinked include root resolves '..' in the source tree, so the build cannot
+            # refuse it: this check is what does.
+            problems.append(f"{where}: includes \"{name}\" through '..'; "
+                            "write its path from the source root")
+        target, beside = resolve(root, rel, name)
+        if target is None:
+            if names_tree:
+                problems.append(f"{where}: includes \"{name}\", which does not exist")
+            continue  # a generated or system header
+        if layer is None:
+            # runtime-support stands apart: its own files reach no compiler layer.
+            to = owner(target, layers)
+            if to is not None and not layers[to]["dir"].startswith("runtime-support/"):
+                problems.append(f"{where}: runtime-support includes \"{name}\" of layer '{to}'; "
+                                "runtime-support stands apart from the compiler")
+            continue
+        if beside:
             # Found only next to the includer: the build's include roots would not find it
             # the same way, and it hides which layer it reaches.
             problems.append(f"{where}: includes \"{name}\" relative to itself; "
-                            f"write its path from the source root (\"{beside}\")")
-            target = beside
-        else:
-            if os.path.isdir(os.path.join(root, name.split("/", 1)[0])) and "/" in name:
-                problems.append(f"{where}: includes \"{name}\", which does not exist")
-            continue  # a generated or system header
+                            f"write its path from the source root (\"{target}\")")
         to = owner(target, layers)
         if to is None:
             problems.append(f"{where}: layer '{layer}' includes \"{name}\", which is in no layer "
