@@ -1,20 +1,11 @@
 #include "compiler/ir/Check.h"
 
-#include <cstring>
-
 namespace dspc {
 
+// `file` is already the path from the source root: the build maps it (-fmacro-prefix-map in
+// the top CMakeLists.txt), so messages read the same wherever the tree was built.
 void fail_check(const char* file, int line, const char* condition, const std::string& message) {
-  // The path from the source root is enough to find the check, and stays the same wherever
-  // the tree was built.
-  const char* shown = file;
-  for (const char* root : {"compiler/", "passes/", "codegen/", "driver/", "targets/"}) {
-    if (const char* p = std::strstr(file, root)) {
-      shown = p;
-      break;
-    }
-  }
-  throw InternalError(std::string(shown) + ":" + std::to_string(line) + ": check failed: " + condition + ": " +
+  throw InternalError(std::string(file) + ":" + std::to_string(line) + ": check failed: " + condition + ": " +
                       message);
 }
 
