@@ -13,9 +13,12 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetOptions.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 #include "codegen/CodegenLLVM.h"
@@ -37,9 +40,18 @@ namespace codegen {
 
 namespace {
 
+// LLVM cannot go on after a fatal error (report_fatal_error, "Cannot select", ...): report it
+// as dspc's own bug, with the internal-error exit code, instead of LLVM's abort.
+void on_llvm_fatal_error(void*, const char* reason, bool) {
+  std::fprintf(stderr, "dspc: internal error in codegen: LLVM: %s\n", reason);
+  std::fflush(stderr);
+  std::_Exit(2);
+}
+
 void initialize_targets() {
   static std::once_flag once;
   std::call_once(once, [] {
+    llvm::install_fatal_error_handler(on_llvm_fatal_error);
     LLVMInitializeHexagonTargetInfo();
     LLVMInitializeHexagonTarget();
     LLVMInitializeHexagonTargetMC();

@@ -32,13 +32,13 @@ class Pipeline {
     try {
       m_ = pass();
       if (o_.inject_failure_pass == name) inject(o_.inject_failure);
+      if (diag_.has_errors()) return;  // a user error the pass reported itself
+      trace(name);
     } catch (const std::bad_alloc&) {
-      return fail(name, "out of memory");
+      fail(name, "out of memory");
     } catch (const std::exception& e) {
-      return fail(name, e.what());
+      fail(name, e.what());
     }
-    if (diag_.has_errors()) return;  // a user error the pass reported itself
-    trace(name);
   }
   void run(const char* name, Module (*pass)(const Module&, const LowerOptions&)) {
     run(name, [&] { return pass(m_, o_); });

@@ -53,6 +53,27 @@ TEST(InternalError, EveryPassFailureIsReportedNotThrown) {
   }
 }
 
+// Not injected: a real invariant of a pass. schedule-ops needs one index variable per
+// dimension, which the parser guarantees; a hand-built stage that breaks it must come back as
+// that pass's internal error, naming the check.
+TEST(InternalError, RealCheckInsideAPassIsReported) {
+  TensorFunc f = testing::alloc_vtcm();
+  f.stages[0].index_vars.push_back(VarNode::make("extra"));
+  TensorProgram program;
+  program.funcs.push_back(f);
+  std::ostringstream out;
+  Diagnostics diag(out);
+  LowerOptions o;
+  o.target = *lookup_target(kDefaultTarget);
+  std::optional<Module> m;
+  ASSERT_NO_THROW(m = lower(program, o, diag));
+  EXPECT_FALSE(m.has_value());
+  EXPECT_TRUE(diag.has_internal_errors());
+  EXPECT_EQ(out.str().rfind("dspc: internal error in pass schedule-ops: passes/ScheduleOps.cpp:", 0), 0u) << out.str();
+  EXPECT_NE(out.str().find("check failed: "), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("one index variable per dimension"), std::string::npos) << out.str();
+}
+
 TEST(InternalError, UserErrorsAreNotInternal) {
   SourceFile src{"over.dsp", "func f(A: i8[64]) -> (C: i8[64]) {\n  T[i: 64] = A[i]\n  C[i] = T[i]\n"
                              "  schedule { T.set_scope(\"local.vtcm\") }\n}\n"};
