@@ -201,7 +201,7 @@ llvm::Value* FunctionCodegen::eval_unary(const Unary* op) {
     case UnaryOp::BitNot: return b_.CreateNot(v);
     case UnaryOp::Abs: {
       if (t.is_uint()) return v;
-      // fabs, as compiler/Semantics.cpp: abs(-0.0) is +0.0 and a NaN loses its sign.
+      // fabs, as compiler/interp/Semantics.cpp: abs(-0.0) is +0.0 and a NaN loses its sign.
       if (t.is_float()) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v);
       return b_.CreateSelect(b_.CreateICmpSLT(v, constant(v->getType(), 0)), b_.CreateNeg(v), v);
     }

@@ -2,7 +2,7 @@
 //  1. Bottom-up: simplify the children, then the node. A rewrite that builds a new node
 //     simplifies that node again (its children already are), so one pass reaches a fixed
 //     point and simplify is idempotent.
-//  2. Expressions: fold constant operands with compiler/Semantics (the interpreter's own
+//  2. Expressions: fold constant operands with compiler/interp/Semantics (the interpreter's own
 //     definition, so folding cannot disagree with it), then integer algebra with the
 //     constant on the right: identities, constant reassociation, x - x; constants end up
 //     non-negative (x + -3 -> x - 3). Operands with side effects (extern calls) are never

@@ -6,7 +6,7 @@
 
 namespace dspc {
 
-// Folds constants with the semantics of compiler/Semantics.h (shared with the interpreter); simplifies
+// Folds constants with the semantics of compiler/interp/Semantics.h (shared with the interpreter); simplifies
 // integer index algebra (x + 0, x * 1, x * 0, (x + c1) + c2, (x - c1) + c2, (x * c1) * c2,
 // c + x -> x + c, x - x, x + -c -> x - c); removes casts to the same type; picks the branch
 // of a select or `if` with a constant condition; removes loops with extent <= 0 and

@@ -1,5 +1,5 @@
 // Workspace allocation (device/workspace.c), the last error (device/errors.c) and bounded
-// text (device/text.c), compiled unchanged with the host compiler.
+// text (common/text.c), compiled unchanged with the host compiler.
 #include <gtest/gtest.h>
 
 #include <cstdint>
