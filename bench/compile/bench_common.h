@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -112,6 +113,38 @@ void register_kernels(const char* name, const std::vector<std::string>& kernels,
     b->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
     if (flags.iterations > 0) b->Iterations(flags.iterations);
   }
+}
+
+// The measurement both executables make of one kernel: one untimed compile first (one-time
+// initialisation of LLVM, and Halide's, must not land in a measured run), then one compile per
+// iteration. `compile(phases, error)` writes `object` and returns false on failure. A failed
+// compile, or an output that is not a Hexagon object, fails the benchmark and the executable.
+// Returns false then; otherwise the object's size is in the `object_bytes` counter.
+template <class Phases, class Compile>
+bool time_compiles(benchmark::State& state, const std::string& what, const std::string& object, Phases& phases,
+                   Compile compile) {
+  static std::vector<std::string> warmed;
+  std::string error;
+  if (std::find(warmed.begin(), warmed.end(), what) == warmed.end()) {
+    warmed.push_back(what);
+    Phases ignored;
+    compile(ignored, error);
+  }
+  for (auto _ : state) {
+    if (!compile(phases, error)) {
+      g_failed = true;
+      state.SkipWithError(("compiling " + what + " failed: " + error).c_str());
+      return false;
+    }
+  }
+  size_t size = 0;
+  if (!is_hexagon_object(object, size)) {
+    g_failed = true;
+    state.SkipWithError(("not a Hexagon object: " + object).c_str());
+    return false;
+  }
+  state.counters["object_bytes"] = static_cast<double>(size);
+  return true;
 }
 
 inline int run_benchmarks(int argc, char** argv) {

@@ -4,7 +4,6 @@
 // auto-HVX (emit_module, the CLI's defaults), and writes the object to a file, as the CLI does.
 // Reading the .dsp file is not timed. The Halide peer is bench_compile_halide.cpp; run both
 // with bench/compile_time.py.
-#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -68,29 +67,10 @@ void compile_kernel(benchmark::State& state, const std::string& k) {
   std::stringstream text;
   text << in.rdbuf();
   source.text = text.str();
-  std::string out = (g_scratch->path / (k + ".o")).string(), error;
-  // Once per kernel, untimed: LLVM's one-time initialisation must not land in a measured run.
-  static std::vector<std::string> warmed;
-  if (std::find(warmed.begin(), warmed.end(), k) == warmed.end()) {
-    warmed.push_back(k);
-    Phases ignored;
-    compile_once(source, out, error, ignored);
-  }
+  std::string out = (g_scratch->path / (k + ".o")).string();
   Phases phases;
-  for (auto _ : state) {
-    if (!compile_once(source, out, error, phases)) {
-      g_failed = true;
-      state.SkipWithError(("dspc failed on " + source.path + ":\n" + error).c_str());
-      break;
-    }
-  }
-  size_t size = 0;
-  if (!state.error_occurred() && !is_hexagon_object(out, size)) {
-    g_failed = true;
-    state.SkipWithError(("not a Hexagon object: " + out).c_str());
-    return;
-  }
-  state.counters["object_bytes"] = static_cast<double>(size);
+  auto compile = [&](Phases& p, std::string& error) { return compile_once(source, out, error, p); };
+  if (!time_compiles(state, source.path, out, phases, compile)) return;
   state.counters["lower_ms"] = per_compile_ms(phases.lower);
   state.counters["codegen_ms"] = per_compile_ms(phases.codegen);
 }

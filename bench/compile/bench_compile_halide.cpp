@@ -4,7 +4,6 @@
 // Module::compile) to a Hexagon object file for the harness's target string. Defining the
 // Funcs is timed, as parsing is on dspc's side. The dspc peer is bench_compile_dspc.cpp; run
 // both with bench/compile_time.py.
-#include <algorithm>
 #include <exception>
 
 #include "bench_common.h"
@@ -30,30 +29,10 @@ bool compile_once(const std::string& kernel, const std::string& out_path, std::s
 ScratchDir* g_scratch = nullptr;
 
 void compile_kernel(benchmark::State& state, const std::string& k) {
-  std::string out = (g_scratch->path / (k + ".o")).string(), error;
-  // Once per kernel, untimed: Halide's and LLVM's one-time initialisation must not land in a
-  // measured run.
-  static std::vector<std::string> warmed;
-  if (std::find(warmed.begin(), warmed.end(), k) == warmed.end()) {
-    warmed.push_back(k);
-    bench_halide::Phases ignored;
-    compile_once(k, out, error, ignored);
-  }
+  std::string out = (g_scratch->path / (k + ".o")).string();
   bench_halide::Phases phases;
-  for (auto _ : state) {
-    if (!compile_once(k, out, error, phases)) {
-      g_failed = true;
-      state.SkipWithError(("Halide failed on " + k + ": " + error).c_str());
-      break;
-    }
-  }
-  size_t size = 0;
-  if (!state.error_occurred() && !is_hexagon_object(out, size)) {
-    g_failed = true;
-    state.SkipWithError(("not a Hexagon object: " + out).c_str());
-    return;
-  }
-  state.counters["object_bytes"] = static_cast<double>(size);
+  auto compile = [&](bench_halide::Phases& p, std::string& error) { return compile_once(k, out, error, p); };
+  if (!time_compiles(state, k, out, phases, compile)) return;
   state.counters["define_ms"] = per_compile_ms(phases.define);
   state.counters["lower_ms"] = per_compile_ms(phases.lower);
   state.counters["codegen_ms"] = per_compile_ms(phases.llvm);
