@@ -17,6 +17,7 @@
 
 #include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
+#include "compiler/ir/ScalarOnly.h"
 
 namespace dspc::codegen {
 
@@ -190,34 +191,8 @@ void FunctionCodegen::emit_for(const For* op) {
   b_.SetInsertPoint(exit);
 }
 
-// Loops the vectoriser must leave scalar. HVX has no integer divide and no 64-bit lanes:
-// vectorised, such code is expanded lane by lane during instruction selection, which costs
-// minutes of compile time and gains nothing at run time (measured in llc: 77 s for an i8
-// division loop of tests/e2e int_i8_divmod, 65 s for u64 -> bool over 4096 elements in
-// tests/golden/codegen/compile-time.dsp). On other targets only the division rule applies.
-bool FunctionCodegen::keep_scalar(const Stmt& body) const {
-  struct Finder : IRVisitor {
-    using IRVisitor::visit;
-    bool hexagon = false;
-    bool found = false;
-    void visit(const Expr& e) override {
-      if (found || !e) return;
-      if (hexagon && e.dtype().bits == 64 && !e.dtype().is_handle()) {
-        found = true;
-        return;
-      }
-      IRVisitor::visit(e);
-    }
-    void visit_Binary(const Binary* op) override {
-      if ((op->op == BinaryOp::Div || op->op == BinaryOp::Mod) && op->dtype.is_integer() && !as_int(op->b))
-        found = true;
-      IRVisitor::visit_Binary(op);
-    }
-  } f;
-  f.hexagon = target_.is_hexagon;
-  f.visit(body);
-  return f.found;
-}
+// Loops LLVM's vectoriser must leave scalar (compiler/ir/ScalarOnly.h).
+bool FunctionCodegen::keep_scalar(const Stmt& body) const { return must_stay_scalar(body, target_.is_hexagon); }
 
 void FunctionCodegen::set_loop_hints(llvm::BranchInst* latch, ForKind kind, bool no_vectorize) {
   const char* hint = nullptr;

@@ -12,6 +12,7 @@
 #include "passes/LowerWorkspaceAlloc.h"
 #include "passes/ScheduleOps.h"
 #include "passes/Simplify.h"
+#include "passes/Vectorize.h"
 #include "passes/VerifyVtcmLimit.h"
 
 namespace dspc {
@@ -96,7 +97,7 @@ class Pipeline {
 }  // namespace
 
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {"schedule-ops", "verify-vtcm-limit", "flatten-buffers",
+  static const std::vector<std::string> names = {"schedule-ops", "verify-vtcm-limit", "flatten-buffers", "vectorize",
                                                  "lower-vtcm-alloc", "lower-workspace-alloc", "simplify"};
   return names;
 }
@@ -105,6 +106,7 @@ std::optional<Module> lower_tir(const Module& input, const LowerOptions& o, Diag
   Pipeline p(o, diag);
   p.run("verify-vtcm-limit", [&] { return verify_vtcm_limit(input, o, diag); });
   p.run("flatten-buffers", flatten_buffers);
+  p.run("vectorize", vectorize);
   p.run("lower-vtcm-alloc", lower_vtcm_alloc);
   p.run("lower-workspace-alloc", lower_workspace_alloc);
   p.run("simplify", simplify);

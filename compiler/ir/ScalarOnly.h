@@ -1,0 +1,16 @@
+// Code that must not be vectorized, by dspc's vectorize pass or by LLVM's loop vectoriser.
+#pragma once
+
+#include "compiler/ir/IR.h"
+
+namespace dspc {
+
+// True when `body` divides integers by a non-constant (no vector divide anywhere) or, on
+// Hexagon, computes with 64-bit lanes (HVX has none). Vectorized, such code is expanded lane
+// by lane during instruction selection, which costs minutes of compile time and memory and
+// gains nothing at run time (measured in llc: 77 s for an i8 division loop of tests/e2e
+// int_i8_divmod, 65 s for u64 -> bool over 4096 elements in
+// tests/golden/codegen/compile-time.dsp; a 130-lane i64 loop exhausted memory).
+bool must_stay_scalar(const Stmt& body, bool hexagon);
+
+}  // namespace dspc

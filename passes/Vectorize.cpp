@@ -1,0 +1,277 @@
+// vectorize
+//  1. Bottom-up over the function: a loop's body is handled before the loop, so an inner
+//     vectorized loop is already vector code (or serial) when its enclosing loop is looked at.
+//  2. A `vectorized` loop for v in [min, min + L) is rewritten by LaneWidener with
+//     v -> Ramp(min, 1, L). Each expression comes back scalar (it does not depend on the lanes)
+//     or with L lanes. Integer index algebra keeps ramps as ramps: Ramp + s, Ramp - s, Ramp * s,
+//     Ramp + Ramp and same-width casts of a ramp give ramps (exact under wrap-around), so an
+//     index y * W + x stays a stride-1 ramp and codegen emits one dense vector access.
+//     Other mixes broadcast the scalar operand.
+//  3. "local" allocations inside the loop hold one value per lane: their shape is multiplied
+//     by L and element i of lane l lives at i * L + l, so a scalar index i becomes
+//     Ramp(i * L, 1, L).
+//  4. Anything LaneWidener cannot express throws CannotVectorize; the loop then stays a serial
+//     loop (see Vectorize.h for the cases).
+#include "passes/Vectorize.h"
+
+#include <string>
+#include <unordered_map>
+
+#include "compiler/ir/Externs.h"
+#include "compiler/ir/IRVisitor.h"
+#include "compiler/ir/ScalarOnly.h"
+#include "passes/Simplify.h"
+
+namespace dspc {
+
+namespace {
+
+struct CannotVectorize {
+  std::string why;
+};
+
+bool is_vector(const Expr& e) { return e.dtype().lanes > 1; }
+
+// The scalar a broadcast holds, or the expression itself when it is scalar; null otherwise.
+Expr scalar_of(const Expr& e) {
+  if (!is_vector(e)) return e;
+  if (const auto* b = e.as<Broadcast>()) return b->value;
+  return Expr();
+}
+
+class LaneWidener : public IRMutator {
+ public:
+  LaneWidener(const VarNode* var, Expr ramp, int lanes) : lanes_(lanes) { replace_[var] = std::move(ramp); }
+
+  Expr widen(const Expr& e) const {
+    if (is_vector(e)) return e;
+    return Broadcast::make(e, lanes_, e->span);
+  }
+
+  Expr mutate_Var(const Var* op, const Expr& self) override {
+    auto it = replace_.find(op);
+    return it == replace_.end() ? self : it->second;
+  }
+
+  Expr mutate_Binary(const Binary* op, const Expr& self) override {
+    Expr a = mutate(op->a), b = mutate(op->b);
+    if (!is_vector(a) && !is_vector(b)) {
+      if (a.same_as(op->a) && b.same_as(op->b)) return self;
+      return Binary::make(op->op, a, b, op->span);
+    }
+    if (op->dtype.is_integer())
+      if (Expr r = ramp_algebra(op->op, a, b, op->span)) return r;
+    return Binary::make(op->op, widen(a), widen(b), op->span);
+  }
+
+  Expr mutate_Cast(const Cast* op, const Expr& self) override {
+    Expr v = mutate(op->value);
+    if (!is_vector(v)) return v.same_as(op->value) ? self : Cast::make(op->dtype, v, op->span);
+    DataType to = op->dtype.with_lanes(lanes_);
+    if (const auto* r = v.as<Ramp>()) {
+      // Truncating or same-width integer casts commute with base + i * stride (mod 2^bits).
+      DataType from = r->base.dtype();
+      if (to.is_integer() && to.bits <= from.bits) {
+        DataType s = to.with_lanes(1);
+        return Ramp::make(simplify_expr(Cast::make(s, r->base)), simplify_expr(Cast::make(s, r->stride)), lanes_,
+                          op->span);
+      }
+    }
+    if (const auto* bc = v.as<Broadcast>())
+      return Broadcast::make(Cast::make(op->dtype, bc->value, op->span), lanes_, op->span);
+    return Cast::make(to, v, op->span);
+  }
+
+  Expr mutate_Select(const Select* op, const Expr& self) override {
+    Expr c = mutate(op->cond), t = mutate(op->t), f = mutate(op->f);
+    if (!is_vector(c) && !is_vector(t) && !is_vector(f)) {
+      if (c.same_as(op->cond) && t.same_as(op->t) && f.same_as(op->f)) return self;
+      return Select::make(c, t, f, op->span);
+    }
+    return Select::make(widen(c), widen(t), widen(f), op->span);
+  }
+
+  Expr mutate_Load(const Load* op, const Expr& self) override {
+    std::vector<Expr> idx = mutate_indices(op->indices);
+    auto w = widened_.find(op->buffer.get());
+    if (w != widened_.end()) return Load::make(w->second, lane_slots(idx), op->span);
+    if (all_same(idx, op->indices)) return self;
+    return Load::make(op->buffer, idx, op->span);
+  }
+
+  Expr mutate_Call(const Call* op, const Expr& self) override {
+    Expr e = IRMutator::mutate_Call(op, self);
+    for (const Expr& a : e.as<Call>()->args)
+      if (is_vector(a)) throw CannotVectorize{"call of '" + op->name + "' on vector operands"};
+    return e;
+  }
+
+  Expr mutate_Ramp(const Ramp* op, const Expr& self) override { return nested(IRMutator::mutate_Ramp(op, self), self); }
+  Expr mutate_Broadcast(const Broadcast* op, const Expr& self) override {
+    return nested(IRMutator::mutate_Broadcast(op, self), self);
+  }
+  Expr mutate_Reduce(const Reduce*, const Expr&) override { throw CannotVectorize{"a reduction"}; }
+
+  Stmt mutate_Store(const Store* op, const Stmt& self) override {
+    std::vector<Expr> idx = mutate_indices(op->indices);
+    Expr value = mutate(op->value);
+    auto w = widened_.find(op->buffer.get());
+    if (w != widened_.end()) return Store::make(w->second, lane_slots(idx), widen(value), op->span);
+    bool vector_index = false;
+    for (const Expr& i : idx) vector_index |= is_vector(i);
+    if (!vector_index) {
+      // Every lane would store to the same address: only a store that does not depend on the
+      // lanes at all could stay, and it would then run once instead of L times.
+      throw CannotVectorize{"a store to " + op->buffer->name + " at an address that does not depend on the lanes"};
+    }
+    if (all_same(idx, op->indices) && value.same_as(op->value)) return self;
+    return Store::make(op->buffer, idx, widen(value), op->span);
+  }
+
+  Stmt mutate_Allocate(const Allocate* op, const Stmt&) override {
+    const Buffer& b = op->buffer;
+    if (b->scope != StorageScope::Local) throw CannotVectorize{"an allocation of " + b->name + " inside the loop"};
+    std::vector<int64_t> shape = b->shape;
+    shape.back() *= lanes_;
+    if (shape.size() != 1) throw CannotVectorize{"a multi-dimensional local allocation"};
+    Buffer wide = BufferNode::make(b->name, b->dtype, shape, b->scope, b->span);
+    widened_[b.get()] = wide;
+    return Allocate::make(wide, mutate(op->body), op->span);
+  }
+
+  Stmt mutate_LetStmt(const LetStmt* op, const Stmt& self) override {
+    Expr v = mutate(op->value);
+    if (!is_vector(v)) {
+      Stmt body = mutate(op->body);
+      if (v.same_as(op->value) && body.same_as(op->body)) return self;
+      return LetStmt::make(op->var, v, body, op->span);
+    }
+    VarRef lanes_var = VarNode::make(op->var->name, v.dtype(), op->var->span);
+    replace_[op->var.get()] = var_expr(lanes_var);
+    return LetStmt::make(lanes_var, v, mutate(op->body), op->span);
+  }
+
+  Stmt mutate_For(const For* op, const Stmt& self) override {
+    if (op->for_kind == ForKind::Vectorized) throw CannotVectorize{"a vectorized loop inside"};
+    Expr lo = mutate(op->min), ext = mutate(op->extent);
+    if (is_vector(lo) || is_vector(ext)) throw CannotVectorize{"a loop whose bounds depend on the lanes"};
+    Stmt body = mutate(op->body);
+    if (body.same_as(op->body) && lo.same_as(op->min) && ext.same_as(op->extent)) return self;
+    return For::make(op->var, lo, ext, op->for_kind, body, op->span);
+  }
+
+  Stmt mutate_IfThenElse(const IfThenElse* op, const Stmt& self) override {
+    Stmt s = IRMutator::mutate_IfThenElse(op, self);
+    if (is_vector(s.as<IfThenElse>()->cond)) throw CannotVectorize{"a condition that depends on the lanes"};
+    return s;
+  }
+
+  Stmt mutate_Evaluate(const Evaluate* op, const Stmt& self) override {
+    Stmt s = IRMutator::mutate_Evaluate(op, self);
+    const Expr& v = s.as<Evaluate>()->value;
+    if (const auto* c = v.as<Call>(); c && call_has_side_effects(c->call_kind, c->name))
+      throw CannotVectorize{"a call of '" + c->name + "' in the loop"};
+    return s;
+  }
+
+ private:
+  // Ramp-preserving integer algebra; null when the operands do not fit a rule.
+  Expr ramp_algebra(BinaryOp op, const Expr& a, const Expr& b, Span span) const {
+    const auto* ra = a.as<Ramp>();
+    const auto* rb = b.as<Ramp>();
+    Expr sa = scalar_of(a), sb = scalar_of(b);
+    auto ramp = [&](Expr base, Expr stride) {
+      return Ramp::make(simplify_expr(std::move(base)), simplify_expr(std::move(stride)), lanes_, span);
+    };
+    switch (op) {
+      case BinaryOp::Add:
+        if (ra && sb) return ramp(Binary::make(op, ra->base, sb), ra->stride);
+        if (sa && rb) return ramp(Binary::make(op, sa, rb->base), rb->stride);
+        if (ra && rb)
+          return ramp(Binary::make(op, ra->base, rb->base), Binary::make(op, ra->stride, rb->stride));
+        return Expr();
+      case BinaryOp::Sub:
+        if (ra && sb) return ramp(Binary::make(op, ra->base, sb), ra->stride);
+        if (ra && rb)
+          return ramp(Binary::make(op, ra->base, rb->base), Binary::make(op, ra->stride, rb->stride));
+        return Expr();
+      case BinaryOp::Mul:
+        if (ra && sb) return ramp(Binary::make(op, ra->base, sb), Binary::make(op, ra->stride, sb));
+        if (sa && rb) return ramp(Binary::make(op, sa, rb->base), Binary::make(op, sa, rb->stride));
+        return Expr();
+      default: return Expr();
+    }
+  }
+
+  std::vector<Expr> mutate_indices(const std::vector<Expr>& in) {
+    std::vector<Expr> out;
+    bool vector = false;
+    for (const Expr& i : in) {
+      out.push_back(mutate(i));
+      vector |= is_vector(out.back());
+    }
+    if (vector)
+      for (Expr& i : out) i = widen(i);
+    return out;
+  }
+
+  // Element i of a widened buffer, one slot per lane: Ramp(i * L, 1, L).
+  std::vector<Expr> lane_slots(const std::vector<Expr>& idx) const {
+    if (idx.size() != 1 || is_vector(idx[0])) throw CannotVectorize{"a lane-dependent index into local state"};
+    const Expr& i = idx[0];
+    Expr base = simplify_expr(Binary::make(BinaryOp::Mul, i, make_const(i.dtype(), lanes_)));
+    return {Ramp::make(base, make_const(i.dtype(), 1), lanes_, i->span)};
+  }
+
+  static bool all_same(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+    for (size_t k = 0; k < a.size(); ++k)
+      if (!a[k].same_as(b[k])) return false;
+    return true;
+  }
+
+  static Expr nested(const Expr& e, const Expr& self) {
+    if (!e.same_as(self)) throw CannotVectorize{"a vector expression that depends on the lanes"};
+    return e;
+  }
+
+  int lanes_;
+  std::unordered_map<const VarNode*, Expr> replace_;
+  std::unordered_map<const BufferNode*, Buffer> widened_;
+};
+
+class LoopVectorizer : public IRMutator {
+ public:
+  explicit LoopVectorizer(bool hexagon) : hexagon_(hexagon) {}
+
+  Stmt mutate_For(const For* op, const Stmt& self) override {
+    Stmt inner = IRMutator::mutate_For(op, self);
+    const auto* loop = inner.as<For>();
+    if (loop->for_kind != ForKind::Vectorized) return inner;
+    const IntImm* extent = as_int(loop->extent);
+    if (extent && extent->value == 1)
+      return LetStmt::make(loop->var, loop->min, loop->body, loop->span);
+    if (extent && extent->value > 1 && extent->value <= kMaxLanes && !must_stay_scalar(loop->body, hexagon_)) {
+      int lanes = static_cast<int>(extent->value);
+      try {
+        LaneWidener w(loop->var.get(), Ramp::make(loop->min, make_i32(1), lanes, loop->span), lanes);
+        return w.mutate(loop->body);
+      } catch (const CannotVectorize&) {
+      }
+    }
+    return For::make(loop->var, loop->min, loop->extent, ForKind::Serial, loop->body, loop->span);
+  }
+
+ private:
+  static constexpr int64_t kMaxLanes = 1024;
+  bool hexagon_;
+};
+
+}  // namespace
+
+Stmt vectorize_stmt(const Stmt& s, const Target& target) { return LoopVectorizer(target.is_hexagon).mutate(s); }
+
+Module vectorize(const Module& m, const LowerOptions& options) {
+  return mutate_module<LoopVectorizer>(m, options.target.is_hexagon);
+}
+
+}  // namespace dspc
