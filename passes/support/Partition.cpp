@@ -1,0 +1,178 @@
+// Boundary partitioning (interface in Partition.h).
+//
+// 1. Ranges: every index variable over its extent, every reduction axis over its extent.
+// 2. For each index variable v and each integer min/max whose operands mention v: which
+//    operand it picks when v is one value p (IndexBounds, the others over their ranges).
+//    Around the middle of v's extent it usually picks one operand for sure (the clamp is a
+//    no-op there); binary search finds how far that holds on each side (clamped indices are
+//    monotone in v). Nodes undecided in the middle cannot be removed and are ignored.
+// 3. v's interior is the intersection over its nodes. It is only a heuristic: the removal
+//    itself (drop_decided_minmax) re-proves each min/max over the whole region, so a wrong
+//    guess costs speed, never correctness.
+#include "passes/support/Partition.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "compiler/frontend/IndexBounds.h"
+#include "compiler/ir/IRVisitor.h"
+
+namespace dspc {
+
+namespace {
+
+enum class Pick { A, B, None };
+
+bool is_minmax(const Binary* op) {
+  return (op->op == BinaryOp::Min || op->op == BinaryOp::Max) && op->dtype.is_integer() &&
+         op->dtype.is_scalar();
+}
+
+Pick decide(IndexBounds& bounds, const Binary* op) {
+  bounds.refuel();
+  Interval a = bounds.of(op->a), b = bounds.of(op->b);
+  if (op->op == BinaryOp::Min) {
+    if (a.hi <= b.lo) return Pick::A;
+    if (b.hi <= a.lo) return Pick::B;
+  } else {
+    if (a.lo >= b.hi) return Pick::A;
+    if (b.lo >= a.hi) return Pick::B;
+  }
+  return Pick::None;
+}
+
+class Collector : public IRVisitor {
+ public:
+  std::vector<const Binary*> minmax;
+  std::vector<ReduceAxis> axes;
+  void visit_Binary(const Binary* op) override {
+    if (is_minmax(op)) minmax.push_back(op);
+    IRVisitor::visit_Binary(op);
+  }
+  void visit_Reduce(const Reduce* op) override {
+    for (const auto& a : op->axes) axes.push_back(a);
+    IRVisitor::visit_Reduce(op);
+  }
+};
+
+bool mentions(const Expr& e, const VarNode* v) {
+  struct Finder : IRVisitor {
+    const VarNode* v;
+    bool found = false;
+    void visit_Var(const Var* op) override { found |= op == v; }
+  } f;
+  f.v = v;
+  f.visit(e);
+  return f.found;
+}
+
+void set_ranges(IndexBounds& bounds, const Stage& stage, const Region& region, const std::vector<ReduceAxis>& axes) {
+  for (size_t d = 0; d < stage.index_vars.size(); ++d)
+    bounds.set(stage.index_vars[d].get(), {region[d].min, region[d].min + region[d].extent - 1});
+  for (const auto& a : axes) bounds.set(a.var.get(), {0, static_cast<i128>(a.extent) - 1});
+}
+
+// The interior [lo, hi] of dimension d, or nullopt when nothing can be removed there.
+std::optional<std::pair<int64_t, int64_t>> interior(const Stage& stage, size_t d, const Collector& c) {
+  const VarNode* v = stage.index_vars[d].get();
+  int64_t n = stage.out->shape[d];
+  IndexBounds bounds;
+  Region full;
+  for (int64_t e : stage.out->shape) full.push_back({0, e});
+  set_ranges(bounds, stage, full, c.axes);
+  auto pick_at = [&](const Binary* op, int64_t p) {
+    bounds.set(v, {p, p});
+    return decide(bounds, op);
+  };
+  int64_t lo = 0, hi = n - 1;
+  bool any = false;
+  int64_t mid = (n - 1) / 2;
+  for (const Binary* op : c.minmax) {
+    if (!mentions(op->a, v) && !mentions(op->b, v)) continue;
+    Pick want = pick_at(op, mid);
+    if (want == Pick::None) continue;
+    // Smallest p <= mid with the same pick on [p, mid], assuming monotonicity.
+    int64_t l = 0, r = mid;
+    while (l < r) {
+      int64_t m = l + (r - l) / 2;
+      if (pick_at(op, m) == want) r = m; else l = m + 1;
+    }
+    int64_t node_lo = l;
+    l = mid, r = n - 1;
+    while (l < r) {
+      int64_t m = r - (r - l) / 2;
+      if (pick_at(op, m) == want) l = m; else r = m - 1;
+    }
+    lo = std::max(lo, node_lo);
+    hi = std::min(hi, l);
+    any = true;
+  }
+  if (!any || lo > hi || (lo == 0 && hi == n - 1)) return std::nullopt;
+  return std::make_pair(lo, hi);
+}
+
+class MinMaxDropper : public IRMutator {
+ public:
+  explicit MinMaxDropper(IndexBounds& bounds) : bounds_(bounds) {}
+  Expr mutate_Binary(const Binary* op, const Expr& self) override {
+    Expr e = IRMutator::mutate_Binary(op, self);
+    const auto* b = e.as<Binary>();
+    if (!b || !is_minmax(b)) return e;
+    switch (decide(bounds_, b)) {
+      case Pick::A: return b->a;
+      case Pick::B: return b->b;
+      case Pick::None: return e;
+    }
+    return e;
+  }
+
+ private:
+  IndexBounds& bounds_;
+};
+
+}  // namespace
+
+std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions) {
+  Region full;
+  for (int64_t e : stage.out->shape) full.push_back({0, e});
+  Collector c;
+  c.visit(stage.body);
+  std::vector<std::vector<DimRange>> pieces;
+  size_t count = 1;
+  for (size_t d = 0; d < stage.index_vars.size(); ++d) {
+    int64_t n = stage.out->shape[d];
+    std::vector<DimRange> p;
+    if (auto in = interior(stage, d, c)) {
+      auto [lo, hi] = *in;
+      if (lo > 0) p.push_back({0, lo});
+      p.push_back({lo, hi - lo + 1});
+      if (hi < n - 1) p.push_back({hi + 1, n - 1 - hi});
+    } else {
+      p.push_back({0, n});
+    }
+    count *= p.size();
+    pieces.push_back(std::move(p));
+  }
+  if (count == 1 || count > max_regions) return {full};
+  std::vector<Region> out(1);
+  for (const auto& p : pieces) {
+    std::vector<Region> next;
+    for (const Region& r : out)
+      for (const DimRange& range : p) {
+        next.push_back(r);
+        next.back().push_back(range);
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+Expr drop_decided_minmax(const Expr& e, const Stage& stage, const Region& region) {
+  Collector c;
+  c.visit(e);
+  IndexBounds bounds;
+  set_ranges(bounds, stage, region, c.axes);
+  return MinMaxDropper(bounds).mutate(e);
+}
+
+}  // namespace dspc
