@@ -15,7 +15,9 @@ namespace dspc {
 struct CodegenOptions {
   Target target;
   int opt_level = 2;     // 0..3, the new-pass-manager pipeline level
-  bool auto_hvx = true;  // let LLVM's loop vectorizer target HVX (hexagon-autohvx)
+  // Let LLVM's loop vectoriser target HVX (hexagon-autohvx). Off by default: dspc's vectorize
+  // pass vectorizes scheduled code; the driver turns it on with --no-auto-schedule.
+  bool auto_hvx = false;
 };
 
 // What the runner needs to call a function: its parameters in call order with the shapes

@@ -37,6 +37,9 @@ const char* kUsageTail = R"(  --emit=KIND            tir, llvm, asm, obj, exe or
   -o FILE                output file ('-' for standard output). Default: standard output for
                          tir/llvm/asm/header, FILE's stem + .o for obj, + .elf for exe
   -O0 -O1 -O2 -O3        LLVM optimisation level (default -O2)
+  --no-auto-schedule     leave stages without a schedule as serial loop nests (no automatic
+                         vectorization or boundary partitioning); LLVM's loop vectoriser
+                         then targets HVX instead, unless --no-auto-hvx
   --no-auto-hvx          do not let LLVM vectorise loops for HVX
   --print-after=PASS     print the TIR after PASS (repeatable); see --list-passes
   --print-after-all      print the TIR after every pass
@@ -187,6 +190,7 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     if (a == "--print-after-all") { o.lower.print_after_all = true; continue; }
     if (a == "--verify-each") { o.lower.verify_each = true; continue; }
     if (a == "--no-auto-hvx") { o.auto_hvx = false; continue; }
+    if (a == "--no-auto-schedule") { o.lower.auto_schedule = false; continue; }
     if (a == "--random-inputs") { o.random_inputs = true; continue; }
     if (a == "--check") { o.check = true; continue; }
     if (a == "--keep-temps") { o.keep_temps = true; continue; }
@@ -337,6 +341,16 @@ bool read_source(const std::string& path, SourceFile& out) {
   return true;
 }
 
+namespace {
+
+// dspc vectorizes scheduled code itself; LLVM's loop vectoriser is used for HVX only when the
+// automatic schedule is off.
+CodegenOptions codegen_options(const DriverOptions& o) {
+  return CodegenOptions{o.lower.target, o.opt_level, o.auto_hvx && !o.lower.auto_schedule};
+}
+
+}  // namespace
+
 // Compiles and writes the requested emit kind. Shared by the compile path and `run`.
 std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag) {
   if (!read_source(o.input, source)) return std::nullopt;
@@ -346,7 +360,7 @@ std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& sou
 }
 
 bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag) {
-  CodegenOptions co{o.lower.target, o.opt_level, o.auto_hvx};
+  CodegenOptions co = codegen_options(o);
   auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
   std::string obj;
   if (!emit_module(c.module, entries, EmitKind::Obj, co, obj, diag)) return false;
@@ -377,7 +391,7 @@ int compile_command(const DriverOptions& o) {
     if (out == "-") return usage_error("--emit=exe needs an output file");
     return emit_executable(o, *c, out, diag) ? 0 : failure_status(diag);
   }
-  CodegenOptions co{o.lower.target, o.opt_level, o.auto_hvx};
+  CodegenOptions co = codegen_options(o);
   EmitKind kind = o.emit == "llvm" ? EmitKind::LLVM : o.emit == "asm" ? EmitKind::Asm : EmitKind::Obj;
   std::string data;
   if (!emit_module(c->module, {}, kind, co, data, diag)) return failure_status(diag);

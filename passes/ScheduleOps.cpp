@@ -10,13 +10,16 @@
 //     allocation while no later stage reads its buffer; close the rest at the end.
 #include "passes/ScheduleOps.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "compiler/interp/Semantics.h"
 #include "compiler/ir/IRVisitor.h"
+#include "passes/support/Partition.h"
 
 namespace dspc {
 
@@ -108,21 +111,98 @@ class ReductionLowering : public IRMutator {
   std::vector<PendingReduction>* out_ = nullptr;
 };
 
-Stmt lower_stage(const Stage& stage, std::set<std::string>& used) {
-  DSPC_CHECK(stage.index_vars.size() == stage.out->shape.size(), "one index variable per dimension");
-  // Loop bounds are i32; the frontend must reject larger extents.
-  for (int64_t e : stage.out->shape) DSPC_CHECK(e <= INT32_MAX, "stage extent does not fit a loop bound");
+// The automatic schedule's vector width: a full HVX vector of the narrowest type the stage
+// reads or writes.
+int auto_lanes(const Stage& stage, const Target& target) {
+  struct Narrowest : IRVisitor {
+    int bytes;
+    void visit_Load(const Load* op) override {
+      bytes = std::min(bytes, op->buffer->dtype.bytes());
+      IRVisitor::visit_Load(op);
+    }
+  } n;
+  n.bytes = stage.out->dtype.bytes();
+  n.visit(stage.body);
+  return target.vector_bytes / std::max(n.bytes, 1);
+}
+
+// One loop nest over `region`, first index variable outermost. With lanes > 1 and an
+// innermost extent of at least `lanes`, the innermost loop is split into an outer loop and a
+// vectorized inner one of `lanes` iterations; when lanes does not divide the extent the last
+// vector is shifted inwards (it recomputes a few elements, which a pure stage allows).
+Stmt lower_region(const Stage& stage, const Region& region, int lanes, std::set<std::string>& used) {
   std::vector<PendingReduction> pending;
   ReductionLowering lowering(stage.out->name, used);
-  Expr value = lowering.lower(stage.body, pending);
+  Expr value = lowering.lower(drop_decided_minmax(stage.body, stage, region), pending);
 
   std::vector<Expr> indices;
   for (const auto& v : stage.index_vars) indices.push_back(var_expr(v));
   Stmt body = wrap_reductions(pending, Store::make(stage.out, indices, value, stage.span));
-  for (size_t i = stage.index_vars.size(); i-- > 0;)
-    body = For::make(stage.index_vars[i], make_i32(0), make_i32(stage.out->shape[i]), ForKind::Serial, body,
-                     stage.span);
+  size_t inner = stage.index_vars.size() - 1;
+  for (size_t i = stage.index_vars.size(); i-- > 0;) {
+    const VarRef& v = stage.index_vars[i];
+    int64_t lo = region[i].min, extent = region[i].extent;
+    if (i == inner && lanes > 1 && extent >= lanes) {
+      VarRef vo = VarNode::make(v->name + "_o", DataType::i32(), v->span);
+      VarRef vi = VarNode::make(v->name + "_v", DataType::i32(), v->span);
+      Expr start = Binary::make(BinaryOp::Mul, var_expr(vo), make_i32(lanes));
+      if (extent % lanes != 0) start = Binary::make(BinaryOp::Min, start, make_i32(extent - lanes));
+      Expr value_of_v = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Add, make_i32(lo), start), var_expr(vi));
+      body = LetStmt::make(v, value_of_v, body, stage.span);
+      body = For::make(vi, make_i32(0), make_i32(lanes), ForKind::Vectorized, body, stage.span);
+      body = For::make(vo, make_i32(0), make_i32((extent + lanes - 1) / lanes), ForKind::Serial, body, stage.span);
+      continue;
+    }
+    body = For::make(v, make_i32(lo), make_i32(extent), ForKind::Serial, body, stage.span);
+  }
   return body;
+}
+
+// A copy of `stage` with fresh index and reduction variables (same names), so that a stage
+// lowered once per box binds each variable once.
+class FreshVars : public IRMutator {
+ public:
+  Stage copy(const Stage& stage) {
+    Stage out = stage;
+    out.index_vars.clear();
+    for (const VarRef& v : stage.index_vars) out.index_vars.push_back(fresh(v));
+    out.body = mutate(stage.body);
+    return out;
+  }
+  Expr mutate_Var(const Var* op, const Expr& self) override {
+    auto it = map_.find(op);
+    return it == map_.end() ? self : var_expr(it->second);
+  }
+  Expr mutate_Reduce(const Reduce* op, const Expr&) override {
+    std::vector<ReduceAxis> axes;
+    for (const auto& a : op->axes) axes.push_back({fresh(a.var), a.extent});
+    return Reduce::make(op->op, mutate(op->source), axes, op->span);
+  }
+
+ private:
+  VarRef fresh(const VarRef& v) {
+    VarRef f = VarNode::make(v->name, v->dtype, v->span);
+    map_[v.get()] = f;
+    return f;
+  }
+  std::map<const VarNode*, VarRef> map_;
+};
+
+Stmt lower_stage(const Stage& stage, std::set<std::string>& used, const LowerOptions& options) {
+  DSPC_CHECK(stage.index_vars.size() == stage.out->shape.size(), "one index variable per dimension");
+  // Loop bounds are i32; the frontend must reject larger extents.
+  for (int64_t e : stage.out->shape) DSPC_CHECK(e <= INT32_MAX, "stage extent does not fit a loop bound");
+  if (!options.auto_schedule) {
+    Region full;
+    for (int64_t e : stage.out->shape) full.push_back({0, e});
+    return lower_region(stage, full, 1, used);
+  }
+  int lanes = auto_lanes(stage, options.target);
+  std::vector<Stmt> parts;
+  std::vector<Region> regions = boundary_regions(stage);
+  for (size_t i = 0; i < regions.size(); ++i)
+    parts.push_back(lower_region(i == 0 ? stage : FreshVars().copy(stage), regions[i], lanes, used));
+  return Seq::make(parts);
 }
 
 // An allocation still open while later stages are emitted into it (step 3).
@@ -145,7 +225,7 @@ Stmt seq_or_nop(const std::vector<Stmt>& stmts) {
   return Seq::make(stmts);
 }
 
-PrimFunc lower_func(const TensorFunc& f) {
+PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
   std::set<std::string> used;
   NameCollector names(used);
   for (const auto& b : f.inputs) used.insert(b->name);
@@ -174,7 +254,7 @@ PrimFunc lower_func(const TensorFunc& f) {
   for (size_t s = 0; s < f.stages.size(); ++s) {
     const Stage& stage = f.stages[s];
     if (!is_param(f, stage.out)) open.push_back({stage.out, stage.span, {}});
-    open.back().stmts.push_back(lower_stage(stage, used));
+    open.back().stmts.push_back(lower_stage(stage, used, options));
     while (open.size() > 1 && !read_after(open.back().buffer, s)) close_top();
   }
   while (open.size() > 1) close_top();
@@ -192,7 +272,7 @@ PrimFunc lower_func(const TensorFunc& f) {
 
 Module schedule_ops(const TensorProgram& program, const LowerOptions& options) {
   Module m;
-  for (const auto& f : program.funcs) m.funcs.push_back(lower_func(f));
+  for (const auto& f : program.funcs) m.funcs.push_back(lower_func(f, options));
   return m;
 }
 

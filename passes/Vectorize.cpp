@@ -7,6 +7,8 @@
 //     Ramp + Ramp and same-width casts of a ramp give ramps (exact under wrap-around), so an
 //     index y * W + x stays a stride-1 ramp and codegen emits one dense vector access.
 //     Other mixes broadcast the scalar operand.
+//     A let whose value becomes a ramp or a broadcast is substituted into its body, for the
+//     same reason; other vector lets bind a vector variable.
 //  3. "local" allocations inside the loop hold one value per lane: their shape is multiplied
 //     by L and element i of lane l lives at i * L + l, so a scalar index i becomes
 //     Ramp(i * L, 1, L).
@@ -145,6 +147,11 @@ class LaneWidener : public IRMutator {
       Stmt body = mutate(op->body);
       if (v.same_as(op->value) && body.same_as(op->body)) return self;
       return LetStmt::make(op->var, v, body, op->span);
+    }
+    if (v.as<Ramp>() || v.as<Broadcast>()) {
+      // Substituted, so that index algebra on it still sees a ramp (dense accesses).
+      replace_[op->var.get()] = v;
+      return mutate(op->body);
     }
     VarRef lanes_var = VarNode::make(op->var->name, v.dtype(), op->var->span);
     replace_[op->var.get()] = var_expr(lanes_var);

@@ -41,7 +41,7 @@ bool compile_once(const dspc::SourceFile& source, const std::string& out_path, s
   auto c = dspc::compile_source(source, lo, diag);
   double t1 = cpu_seconds();
   std::string obj;
-  dspc::CodegenOptions co{lo.target};  // the CLI's defaults: -O2, auto-HVX
+  dspc::CodegenOptions co{lo.target};  // the CLI's defaults: -O2, dspc's vectorizer
   bool ok = c && dspc::emit_module(c->module, {}, dspc::EmitKind::Obj, co, obj, diag);
   phases.lower += t1 - t0;
   phases.codegen += cpu_seconds() - t1;

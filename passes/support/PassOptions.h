@@ -18,6 +18,9 @@ struct LowerOptions {
   Target target = *lookup_target(kDefaultTarget);
   // VTCM bytes available to one function; negative means the target's capacity.
   int64_t vtcm_capacity = -1;
+  // Stages without a schedule get the automatic one (vectorized innermost dimension,
+  // partitioned boundaries); false leaves them as plain serial loop nests.
+  bool auto_schedule = true;
   // Run the verifier after every pass (always on in debug builds).
   bool verify_each = false;
   // Print the TIR after these passes (kebab-case names), or after all of them.

@@ -182,8 +182,13 @@ TEST(Codegen, SeedUnoptimisedIrShowsTheAbi) {
 }
 
 TEST(Codegen, SeedHexagonAsmCallsTheRuntime) {
+  std::ostringstream d;
+  Diagnostics diag(d);
+  CodegenOptions o;
+  o.target = target("hexagon-v68");
+  o.auto_hvx = true;  // the seed module's loops are serial: LLVM vectorizes them
   std::string s;
-  ASSERT_TRUE(emit(seed_module(), {}, EmitKind::Asm, "hexagon-v68", s));
+  ASSERT_TRUE(emit_module(seed_module(), {}, EmitKind::Asm, o, s, diag)) << d.str();
   EXPECT_NE(s.find("call HexagonBackendAllocateVTCM"), std::string::npos) << s;
   EXPECT_NE(s.find("call HexagonBackendFreeVTCM"), std::string::npos) << s;
   // hexagon-autohvx: the 2048-element add is done with 128-byte HVX vectors.

@@ -17,10 +17,11 @@ using testing::alloc_vtcm;
 using testing::stage;
 using testing::v;
 
-// schedule-ops, flatten-buffers, lower-vtcm-alloc.
-Module lower(const TensorFunc& f, const LowerOptions& o = LowerOptions{}) {
+// schedule-ops (plain loop nests: no automatic schedule), flatten-buffers, lower-vtcm-alloc.
+Module lower(const TensorFunc& f, LowerOptions o = LowerOptions{}) {
   TensorProgram p;
   p.funcs.push_back(f);
+  o.auto_schedule = false;
   return lower_vtcm_alloc(flatten_buffers(schedule_ops(p, o), o), o);
 }
 

@@ -29,10 +29,17 @@ Expr clamp(Expr x, Expr lo, Expr hi) {
   return Binary::make(BinaryOp::Min, Binary::make(BinaryOp::Max, x, lo), hi);
 }
 
+// Stages as plain serial loop nests (the automatic schedule has its own tests).
+LowerOptions plain() {
+  LowerOptions o;
+  o.auto_schedule = false;
+  return o;
+}
+
 std::string lower_one(const TensorFunc& f) {
   TensorProgram p;
   p.funcs.push_back(f);
-  return print_module(schedule_ops(p, LowerOptions{}));
+  return print_module(schedule_ops(p, plain()));
 }
 
 TEST(ScheduleOps, AllocVtcmNestsAllocationsUntilTheLastReader) {
@@ -59,7 +66,7 @@ TEST(ScheduleOps, KeepsParameterBuffersAndSpans) {
   f.stages[0].span = {3, 3};
   TensorProgram p;
   p.funcs.push_back(f);
-  Module m = schedule_ops(p, LowerOptions{});
+  Module m = schedule_ops(p, plain());
   ASSERT_EQ(m.funcs.size(), 1u);
   EXPECT_EQ(m.funcs[0].inputs[0], f.inputs[0]);
   EXPECT_EQ(m.funcs[0].outputs[0], f.outputs[0]);
@@ -230,7 +237,7 @@ std::string init_of(ReduceOp op, DataType t) {
   f.stages.push_back(stage(c, {i}, Reduce::make(op, Load::make(a, {v(k)}), {{k, 4}}), true));
   TensorProgram p;
   p.funcs.push_back(f);
-  Module m = schedule_ops(p, LowerOptions{});
+  Module m = schedule_ops(p, plain());
   const auto* loop = m.funcs[0].body.as<For>();
   const auto* alloc = loop->body.as<Allocate>();
   const auto* init = alloc->body.as<Seq>()->stmts[0].as<Store>();
@@ -295,7 +302,7 @@ TEST(ScheduleOps, EveryFunctionOfTheProgramIsLowered) {
   TensorFunc g = alloc_vtcm();
   g.name = "second";
   p.funcs.push_back(g);
-  Module m = schedule_ops(p, LowerOptions{});
+  Module m = schedule_ops(p, plain());
   ASSERT_EQ(m.funcs.size(), 2u);
   EXPECT_EQ(m.funcs[0].name, "alloc_vtcm");
   EXPECT_EQ(m.funcs[1].name, "second");
