@@ -77,6 +77,7 @@ llvm::Value* FunctionCodegen::eval(const Expr& e) {
 }
 
 llvm::Value* FunctionCodegen::eval_binary(const Binary* op) {
+  if (llvm::Value* v = eval_widening_mul_add(op)) return v;
   DataType t = op->a.dtype();
   llvm::Value* a = eval(op->a);
   llvm::Value* b = eval(op->b);
@@ -102,6 +103,80 @@ llvm::Value* FunctionCodegen::eval_binary(const Binary* op) {
   }
 }
 
+namespace {
+
+// A vector of u8 widened to 16-bit lanes: the u8 vector, else null.
+Expr widened_u8(const Expr& e) {
+  const auto* c = e.as<Cast>();
+  if (!c || c->dtype.bits != 16 || !c->dtype.is_integer()) return Expr();
+  DataType from = c->value.dtype();
+  return from.is_uint() && from.bits == 8 && from.lanes == c->dtype.lanes ? c->value : Expr();
+}
+
+// A broadcast scalar that is a byte widened to 16 bits: the byte (an i8 or u8 expression, or a
+// constant that fits one), else null.
+Expr broadcast_byte(const Expr& e, bool& is_signed) {
+  const auto* b = e.as<Broadcast>();
+  if (!b) return Expr();
+  if (const auto* i = b->value.as<IntImm>()) {
+    int64_t v = i->value;
+    if (b->value.dtype().is_int() && v >= -128 && v <= 127) {
+      is_signed = true;
+      return make_const(DataType::i8(), v);
+    }
+    if (v >= 0 && v <= 255) {
+      is_signed = false;
+      return make_const(DataType::u8(), v);
+    }
+    return Expr();
+  }
+  const auto* c = b->value.as<Cast>();
+  if (!c || c->value.dtype().bits != 8 || !c->value.dtype().is_integer()) return Expr();
+  // u8 -> i16 or u16 is a zero extension; i8 -> i16 or u16 a sign extension.
+  is_signed = c->value.dtype().is_int();
+  return c->value;
+}
+
+}  // namespace
+
+// acc + u16/i16(u8 vector) * broadcast(byte), or the product alone: a widening multiply(-add)
+// when the target has one (TargetHooks::widening_mul_add).
+llvm::Value* FunctionCodegen::eval_widening_mul_add(const Binary* op) {
+  if (op->dtype.lanes == 1 || op->dtype.bits != 16 || !op->dtype.is_integer()) return nullptr;
+  Expr acc;
+  const Binary* mul = nullptr;
+  if (op->op == BinaryOp::Mul) {
+    mul = op;
+  } else if (op->op == BinaryOp::Add) {
+    if (const auto* m = op->b.as<Binary>(); m && m->op == BinaryOp::Mul) {
+      mul = m;
+      acc = op->a;
+    } else if (const auto* m2 = op->a.as<Binary>(); m2 && m2->op == BinaryOp::Mul) {
+      mul = m2;
+      acc = op->b;
+    }
+  }
+  if (!mul) return nullptr;
+  bool is_signed = false;
+  Expr vec = widened_u8(mul->a), byte = broadcast_byte(mul->b, is_signed);
+  if (!vec || !byte) {
+    vec = widened_u8(mul->b);
+    byte = broadcast_byte(mul->a, is_signed);
+  }
+  if (!vec || !byte) return nullptr;
+  llvm::Value* acc_v = acc ? eval(acc) : nullptr;
+  llvm::Value* v = eval(vec);
+  llvm::Value* s = eval(byte);
+  if (llvm::Value* r = hooks_->widening_mul_add(b_, acc_v, v, s, is_signed)) return r;
+  // The target has none: the same arithmetic in generic IR, from the values already computed.
+  llvm::Type* ty = value_type(ctx_, op->dtype);
+  llvm::Value* wide = b_.CreateZExt(v, ty);
+  llvm::Value* splat = b_.CreateVectorSplat(op->dtype.lanes,
+                                            is_signed ? b_.CreateSExt(s, ty->getScalarType()) : b_.CreateZExt(s, ty->getScalarType()));
+  llvm::Value* prod = b_.CreateMul(wide, splat);
+  return acc_v ? b_.CreateAdd(acc_v, prod) : prod;
+}
+
 llvm::Value* FunctionCodegen::eval_compare(BinaryOp op, DataType t, llvm::Value* a, llvm::Value* b) {
   using P = llvm::CmpInst::Predicate;
   if (t.is_float()) {
@@ -112,8 +187,7 @@ llvm::Value* FunctionCodegen::eval_compare(BinaryOp op, DataType t, llvm::Value*
           : op == BinaryOp::LE ? P::FCMP_OLE
           : op == BinaryOp::GT ? P::FCMP_OGT
                                : P::FCMP_OGE;
-    if (target_.is_hexagon)
-      if (llvm::Value* c = hexagon_ordered_compare(b_, p, a, b)) return c;
+    if (llvm::Value* c = hooks_->ordered_compare(b_, p, a, b)) return c;
     return b_.CreateFCmp(p, a, b);
   }
   bool s = t.is_int();

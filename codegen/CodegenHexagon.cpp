@@ -1,4 +1,5 @@
-// Hexagon specifics of code generation. Any use of llvm.hexagon.V6.* intrinsics belongs here.
+// Hexagon specifics of code generation: the Hexagon TargetHooks (CodegenLLVM.h) and the
+// backend's options. Any use of llvm.hexagon.* intrinsics belongs here.
 //
 // 1. LLVM's loop and SLP vectorisers only target HVX when the hidden cl::opt
 //    `hexagon-autohvx` is set (it is off by default, as in clang without -mllvm). We flip it
@@ -16,6 +17,8 @@
 //    a tiny factor (<2 x i16>), and LLVM 19's Hexagon instruction selection cannot select
 //    some of those operations ("Cannot select: v2i16 = sign_extend_inreg", an abort), e.g.
 //    for i16(i8(A[i])) over 515 elements. The scalar remainder loop costs a few packets.
+// 5. Widening multiplies of a u8 vector by a byte (16-bit products, accumulated or not) use
+//    vmpybus / vmpyub: LLVM 19 selects unpack + two vmpyi + add for the generic IR.
 #include <llvm/IR/IntrinsicsHexagon.h>
 #include <llvm/Support/CommandLine.h>
 
@@ -45,8 +48,73 @@ void configure_hexagon(const CodegenOptions& options) {
 
 void configure_generic() { set_option<bool>("enable-epilogue-vectorization", true); }
 
-llvm::Value* hexagon_ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x,
-                                     llvm::Value* y) {
+namespace {
+
+// HVX's widening multiplies give their 2N products in a register pair as even lanes, then odd
+// lanes. These shuffles convert from and to dspc's lane order; between two HVX operations the
+// pair LLVM's InstCombine cancels them, so a chain of multiply-adds runs in pair order and
+// pays one vdeal and one vshuff in all.
+llvm::Value* deinterleave(llvm::IRBuilder<>& b, llvm::Value* v) {
+  unsigned n = llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements();
+  std::vector<int> mask;
+  for (unsigned i = 0; i < n; i += 2) mask.push_back(static_cast<int>(i));
+  for (unsigned i = 1; i < n; i += 2) mask.push_back(static_cast<int>(i));
+  return b.CreateShuffleVector(v, mask);
+}
+
+llvm::Value* interleave(llvm::IRBuilder<>& b, llvm::Value* v) {
+  unsigned n = llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements();
+  std::vector<int> mask;
+  for (unsigned i = 0; i < n / 2; ++i) {
+    mask.push_back(static_cast<int>(i));
+    mask.push_back(static_cast<int>(i + n / 2));
+  }
+  return b.CreateShuffleVector(v, mask);
+}
+
+class HexagonHooks : public TargetHooks {
+ public:
+  explicit HexagonHooks(const Target& target) : target_(target) {}
+
+  llvm::Value* ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x,
+                               llvm::Value* y) override;
+
+  // vmpybus (u8 x i8) and vmpyub (u8 x u8), with .acc when there is an accumulator: one
+  // instruction per HVX vector of bytes, against unpack, two vmpyi and an add.
+  llvm::Value* widening_mul_add(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* v, llvm::Value* s,
+                                bool s_signed) override {
+    auto* vt = llvm::cast<llvm::FixedVectorType>(v->getType());
+    if (target_.vector_bytes != 128 || vt->getNumElements() != 128) return nullptr;
+    llvm::Type* i32 = b.getInt32Ty();
+    // The byte four times: the instructions take one multiplier byte per lane modulo 4.
+    llvm::Value* rt = b.CreateMul(b.CreateZExt(s, i32), b.getInt32(0x01010101));
+    llvm::Value* vu = b.CreateBitCast(v, llvm::FixedVectorType::get(i32, 32));
+    auto* pair = llvm::FixedVectorType::get(i32, 64);
+    llvm::Value* r = nullptr;
+    if (acc) {
+      llvm::Value* vxx = b.CreateBitCast(deinterleave(b, acc), pair);
+      auto id = s_signed ? llvm::Intrinsic::hexagon_V6_vmpybus_acc_128B : llvm::Intrinsic::hexagon_V6_vmpyub_acc_128B;
+      r = b.CreateIntrinsic(id, {}, {vxx, vu, rt});
+    } else {
+      auto id = s_signed ? llvm::Intrinsic::hexagon_V6_vmpybus_128B : llvm::Intrinsic::hexagon_V6_vmpyub_128B;
+      r = b.CreateIntrinsic(id, {}, {vu, rt});
+    }
+    return interleave(b, b.CreateBitCast(r, llvm::FixedVectorType::get(b.getInt16Ty(), 128)));
+  }
+
+ private:
+  const Target& target_;
+};
+
+}  // namespace
+
+std::unique_ptr<TargetHooks> make_target_hooks(const Target& target) {
+  if (target.is_hexagon) return std::make_unique<HexagonHooks>(target);
+  return std::make_unique<TargetHooks>();
+}
+
+llvm::Value* HexagonHooks::ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x,
+                                           llvm::Value* y) {
   using P = llvm::CmpInst::Predicate;
   if (p != P::FCMP_OLT && p != P::FCMP_OLE && p != P::FCMP_OGT && p != P::FCMP_OGE) return nullptr;
   llvm::Type* t = x->getType();

@@ -67,6 +67,7 @@ FunctionCodegen::FunctionCodegen(llvm::Module& module, const Target& target)
       ctx_(module.getContext()),
       target_(target),
       b_(module.getContext()),
+      hooks_(make_target_hooks(target)),
       index_type_(module.getDataLayout().getIndexType(llvm::PointerType::get(module.getContext(), 0))) {}
 
 llvm::Function* FunctionCodegen::declare(const PrimFunc& f) {

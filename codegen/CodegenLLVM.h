@@ -34,6 +34,29 @@ llvm::Type* value_type(llvm::LLVMContext& ctx, DataType t);
 // In-memory element type: bool takes a byte.
 llvm::Type* memory_type(llvm::LLVMContext& ctx, DataType t);
 
+// What a target adds to the generic code generator: FunctionCodegen asks its hooks first and
+// falls back to generic LLVM IR when a hook returns null. Hexagon's are in CodegenHexagon.cpp;
+// other targets use these defaults.
+class TargetHooks {
+ public:
+  virtual ~TargetHooks() = default;
+  // A scalar ordered float comparison that needs target care (see CodegenHexagon.cpp).
+  virtual llvm::Value* ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x,
+                                       llvm::Value* y) {
+    return nullptr;
+  }
+  // acc + widen(v) * widen(s), or widen(v) * widen(s) when acc is null, where v is a vector of
+  // u8, s a scalar byte (signed when s_signed) and the result has 16-bit lanes, twice v's
+  // lanes' width: exact, as the products fit 16 bits; `acc` and the result wrap.
+  virtual llvm::Value* widening_mul_add(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* v, llvm::Value* s,
+                                        bool s_signed) {
+    return nullptr;
+  }
+};
+
+// The hooks of `target`.
+std::unique_ptr<TargetHooks> make_target_hooks(const Target& target);
+
 // Builds the LLVM functions of one PrimFunc module. Expressions live in CodegenExpr.cpp,
 // statements and the function ABI in CodegenLLVM.cpp.
 class FunctionCodegen {
@@ -60,6 +83,7 @@ class FunctionCodegen {
   // ---- expressions (CodegenExpr.cpp)
   llvm::Value* eval(const Expr& e);
   llvm::Value* eval_binary(const Binary* op);
+  llvm::Value* eval_widening_mul_add(const Binary* op);
   llvm::Value* eval_div_mod(const Binary* op, llvm::Value* a, llvm::Value* b);
   llvm::Value* eval_shift(const Binary* op, llvm::Value* a, llvm::Value* b);
   llvm::Value* eval_compare(BinaryOp op, DataType t, llvm::Value* a, llvm::Value* b);
@@ -84,6 +108,7 @@ class FunctionCodegen {
   llvm::Module& module_;
   llvm::LLVMContext& ctx_;
   const Target& target_;
+  std::unique_ptr<TargetHooks> hooks_;
   llvm::IRBuilder<> b_;
   llvm::Type* index_type_;
   llvm::Function* fn_ = nullptr;
@@ -103,12 +128,6 @@ void build_runner_table(llvm::Module& module, const std::vector<EntryInfo>& entr
 void configure_hexagon(const CodegenOptions& options);
 // Restores the process-wide LLVM options configure_hexagon changes, for other targets.
 void configure_generic();
-
-// A scalar ordered float comparison (olt/ole/ogt/oge) that the Hexagon backend cannot fuse with
-// a select into sfmin/sfmax (which differ from dspc's min/max on NaN and -0); null when `p` or
-// the operand type needs no such care.
-llvm::Value* hexagon_ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x,
-                                     llvm::Value* y);
 
 // Creates the target machine for `options` (Emit.cpp); null with `error` set on failure.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& options, std::string& error);
