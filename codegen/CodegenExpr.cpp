@@ -78,6 +78,7 @@ llvm::Value* FunctionCodegen::eval(const Expr& e) {
 
 llvm::Value* FunctionCodegen::eval_binary(const Binary* op) {
   if (llvm::Value* v = eval_widening_mul_add(op)) return v;
+  if (llvm::Value* v = eval_dot4_add(op)) return v;
   DataType t = op->a.dtype();
   llvm::Value* a = eval(op->a);
   llvm::Value* b = eval(op->b);
@@ -105,16 +106,16 @@ llvm::Value* FunctionCodegen::eval_binary(const Binary* op) {
 
 namespace {
 
-// A vector of u8 widened to 16-bit lanes: the u8 vector, else null.
-Expr widened_u8(const Expr& e) {
+// A vector of u8 widened to `bits`-bit lanes: the u8 vector, else null.
+Expr widened_u8(const Expr& e, int bits = 16) {
   const auto* c = e.as<Cast>();
-  if (!c || c->dtype.bits != 16 || !c->dtype.is_integer()) return Expr();
+  if (!c || c->dtype.bits != bits || !c->dtype.is_integer()) return Expr();
   DataType from = c->value.dtype();
   return from.is_uint() && from.bits == 8 && from.lanes == c->dtype.lanes ? c->value : Expr();
 }
 
-// A broadcast scalar that is a byte widened to 16 bits: the byte (an i8 or u8 expression, or a
-// constant that fits one), else null.
+// A broadcast scalar that is a widened byte: the byte (an i8 or u8 expression, or a constant
+// that fits one), else null.
 Expr broadcast_byte(const Expr& e, bool& is_signed) {
   const auto* b = e.as<Broadcast>();
   if (!b) return Expr();
@@ -138,6 +139,19 @@ Expr broadcast_byte(const Expr& e, bool& is_signed) {
 }
 
 }  // namespace
+
+// One term widen(u8 vector) * broadcast(byte) of a dot product with 32-bit lanes.
+bool dot_term(const Expr& e, Expr& vec, Expr& byte, bool& is_signed) {
+  const auto* m = e.as<Binary>();
+  if (!m || m->op != BinaryOp::Mul) return false;
+  vec = widened_u8(m->a, 32);
+  byte = broadcast_byte(m->b, is_signed);
+  if (!vec || !byte) {
+    vec = widened_u8(m->b, 32);
+    byte = broadcast_byte(m->a, is_signed);
+  }
+  return vec && byte;
+}
 
 // acc + u16/i16(u8 vector) * broadcast(byte), or the product alone: a widening multiply(-add)
 // when the target has one (TargetHooks::widening_mul_add).
@@ -175,6 +189,54 @@ llvm::Value* FunctionCodegen::eval_widening_mul_add(const Binary* op) {
                                             is_signed ? b_.CreateSExt(s, ty->getScalarType()) : b_.CreateZExt(s, ty->getScalarType()));
   llvm::Value* prod = b_.CreateMul(wide, splat);
   return acc_v ? b_.CreateAdd(acc_v, prod) : prod;
+}
+
+// acc + (((t0 + t1) + t2) + t3) with dot_term terms (schedule-ops groups byte-product sums
+// so): a 4-way dot product when the target has one (TargetHooks::dot4_add).
+llvm::Value* FunctionCodegen::eval_dot4_add(const Binary* op) {
+  if (op->op != BinaryOp::Add || op->dtype.lanes == 1 || op->dtype.bits != 32 || !op->dtype.is_integer())
+    return nullptr;
+  std::vector<Expr> terms;
+  Expr sum = op->b;
+  while (terms.size() < 3) {
+    const auto* add = sum.as<Binary>();
+    if (!add || add->op != BinaryOp::Add) return nullptr;
+    terms.insert(terms.begin(), add->b);
+    sum = add->a;
+  }
+  terms.insert(terms.begin(), sum);
+  std::vector<Expr> vecs(4), bytes(4);
+  bool any_signed = false, any_unsigned_byte = false;
+  for (int j = 0; j < 4; ++j) {
+    bool is_signed = false;
+    if (!dot_term(terms[j], vecs[j], bytes[j], is_signed)) return nullptr;
+    any_signed |= is_signed;
+    any_unsigned_byte |= !is_signed && !bytes[j].as<IntImm>();
+  }
+  // One instruction multiplies by all four bytes: they must agree on their signedness.
+  if (any_signed && any_unsigned_byte) return nullptr;
+  if (any_signed)
+    for (Expr& byte : bytes)
+      if (const auto* i = byte.as<IntImm>(); i && i->value > 127) return nullptr;
+  std::vector<llvm::Value*> v, s;
+  llvm::Value* acc = eval(op->a);
+  for (int j = 0; j < 4; ++j) {
+    v.push_back(eval(vecs[j]));
+    llvm::Value* byte = eval(bytes[j]);
+    if (any_signed && bytes[j].dtype().is_uint()) byte = b_.CreateTrunc(byte, b_.getInt8Ty());
+    s.push_back(byte);
+  }
+  if (llvm::Value* r = hooks_->dot4_add(b_, acc, v, s, any_signed)) return r;
+  // The target has none: the same arithmetic in generic IR.
+  llvm::Type* ty = value_type(ctx_, op->dtype);
+  llvm::Value* total = acc;
+  llvm::Value* group = nullptr;
+  for (int j = 0; j < 4; ++j) {
+    llvm::Value* scalar = any_signed ? b_.CreateSExt(s[j], ty->getScalarType()) : b_.CreateZExt(s[j], ty->getScalarType());
+    llvm::Value* term = b_.CreateMul(b_.CreateZExt(v[j], ty), b_.CreateVectorSplat(op->dtype.lanes, scalar));
+    group = group ? b_.CreateAdd(group, term) : term;
+  }
+  return b_.CreateAdd(total, group);
 }
 
 llvm::Value* FunctionCodegen::eval_compare(BinaryOp op, DataType t, llvm::Value* a, llvm::Value* b) {

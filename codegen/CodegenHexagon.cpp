@@ -102,7 +102,63 @@ class HexagonHooks : public TargetHooks {
     return interleave(b, b.CreateBitCast(r, llvm::FixedVectorType::get(b.getInt16Ty(), 128)));
   }
 
+  // vrmpyub / vrmpybus .acc: the four byte vectors interleaved (byte 4i + j is v[j][i]), then
+  // one instruction per 32 lanes multiplies each lane's four bytes by the four scalar bytes
+  // and adds them to the lane.
+  llvm::Value* dot4_add(llvm::IRBuilder<>& b, llvm::Value* acc, const std::vector<llvm::Value*>& v,
+                        const std::vector<llvm::Value*>& s, bool s_signed) override {
+    auto* vt = llvm::cast<llvm::FixedVectorType>(v[0]->getType());
+    unsigned n = vt->getNumElements();
+    if (target_.vector_bytes != 128 || n % 32 != 0) return nullptr;
+    // Two rounds of two-way interleaves, which the backend selects as vshuff: bytes of v0 and
+    // v1 (and of v2 and v3), then halfwords of the two results.
+    auto zip = [&](llvm::Value* x, llvm::Value* y) {
+      unsigned m = llvm::cast<llvm::FixedVectorType>(x->getType())->getNumElements();
+      std::vector<int> mask(2 * m);
+      for (unsigned i = 0; i < m; ++i) {
+        mask[2 * i] = static_cast<int>(i);
+        mask[2 * i + 1] = static_cast<int>(m + i);
+      }
+      return b.CreateShuffleVector(x, y, mask);
+    };
+    auto* halves = llvm::FixedVectorType::get(b.getInt16Ty(), n);
+    llvm::Value* bytes = zip(b.CreateBitCast(zip(v[0], v[1]), halves), b.CreateBitCast(zip(v[2], v[3]), halves));
+    bytes = b.CreateBitCast(bytes, llvm::FixedVectorType::get(b.getInt8Ty(), 4 * n));
+    llvm::Type* i32 = b.getInt32Ty();
+    llvm::Value* rt = nullptr;
+    for (unsigned j = 0; j < 4; ++j) {
+      llvm::Value* byte = b.CreateShl(b.CreateZExt(s[j], i32), b.getInt32(8 * j));
+      rt = rt ? b.CreateOr(rt, byte) : byte;
+    }
+    auto id = s_signed ? llvm::Intrinsic::hexagon_V6_vrmpybus_acc_128B : llvm::Intrinsic::hexagon_V6_vrmpyub_acc_128B;
+    llvm::Value* out = nullptr;
+    for (unsigned q = 0; q < n / 32; ++q) {
+      std::vector<int> lanes(32), chunk(128);
+      for (unsigned i = 0; i < 32; ++i) lanes[i] = static_cast<int>(32 * q + i);
+      for (unsigned i = 0; i < 128; ++i) chunk[i] = static_cast<int>(128 * q + i);
+      llvm::Value* vu = b.CreateBitCast(b.CreateShuffleVector(bytes, chunk), llvm::FixedVectorType::get(i32, 32));
+      llvm::Value* vx = b.CreateShuffleVector(acc, lanes);
+      llvm::Value* r = b.CreateIntrinsic(id, {}, {vx, vu, rt});
+      out = out ? concat_vectors(b, out, r) : r;
+    }
+    return out;
+  }
+
  private:
+  static llvm::Value* concat_vectors(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
+    unsigned nx = llvm::cast<llvm::FixedVectorType>(x->getType())->getNumElements();
+    unsigned ny = llvm::cast<llvm::FixedVectorType>(y->getType())->getNumElements();
+    if (nx != ny) {
+      // Pad y to x's length first (shufflevector takes operands of one type).
+      std::vector<int> pad(nx, -1);
+      for (unsigned i = 0; i < ny; ++i) pad[i] = static_cast<int>(i);
+      y = b.CreateShuffleVector(y, pad);
+    }
+    std::vector<int> mask(nx + ny);
+    for (unsigned i = 0; i < nx + ny; ++i) mask[i] = static_cast<int>(i < nx ? i : nx + (i - nx));
+    return b.CreateShuffleVector(x, y, mask);
+  }
+
   const Target& target_;
 };
 

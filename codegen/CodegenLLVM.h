@@ -52,6 +52,12 @@ class TargetHooks {
                                         bool s_signed) {
     return nullptr;
   }
+  // acc + sum_j widen(v[j]) * widen(s[j]) over four u8 vectors v[j] and scalar bytes s[j]
+  // (signed when s_signed), with 32-bit lanes: a 4-way dot product per lane.
+  virtual llvm::Value* dot4_add(llvm::IRBuilder<>& b, llvm::Value* acc, const std::vector<llvm::Value*>& v,
+                                const std::vector<llvm::Value*>& s, bool s_signed) {
+    return nullptr;
+  }
 };
 
 // The hooks of `target`.
@@ -84,6 +90,7 @@ class FunctionCodegen {
   llvm::Value* eval(const Expr& e);
   llvm::Value* eval_binary(const Binary* op);
   llvm::Value* eval_widening_mul_add(const Binary* op);
+  llvm::Value* eval_dot4_add(const Binary* op);
   llvm::Value* eval_div_mod(const Binary* op, llvm::Value* a, llvm::Value* b);
   llvm::Value* eval_shift(const Binary* op, llvm::Value* a, llvm::Value* b);
   llvm::Value* eval_compare(BinaryOp op, DataType t, llvm::Value* a, llvm::Value* b);

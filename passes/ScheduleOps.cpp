@@ -63,11 +63,40 @@ class ReadCollector : public IRVisitor {
   }
 };
 
+// Replaces variables by expressions.
+class Substitute : public IRMutator {
+ public:
+  explicit Substitute(std::map<const VarNode*, Expr> map) : map_(std::move(map)) {}
+  Expr mutate_Var(const Var* op, const Expr& self) override {
+    auto it = map_.find(op);
+    return it == map_.end() ? self : it->second;
+  }
+
+ private:
+  std::map<const VarNode*, Expr> map_;
+};
+
+// A product of two bytes widened to 32 bits (a constant counts as a byte), the shape of a
+// u8/i8 dot product.
+bool is_byte_product(const Expr& e) {
+  const auto* m = e.as<Binary>();
+  if (!m || m->op != BinaryOp::Mul || m->dtype.bits != 32 || !m->dtype.is_integer()) return false;
+  auto byte = [](const Expr& x) {
+    if (x.as<IntImm>()) return true;
+    const auto* c = x.as<Cast>();
+    return c && c->value.dtype().is_integer() && c->value.dtype().bits == 8;
+  };
+  return byte(m->a) && byte(m->b);
+}
+
 // Replaces the Reduce nodes of one stage body by accumulator loads (see step 2).
 class ReductionLowering : public IRMutator {
  public:
-  ReductionLowering(std::string stage_name, std::set<std::string>& used)
-      : stage_name_(std::move(stage_name)), used_(used) {}
+  // With group_dot_products, an integer sum of byte products over an innermost axis whose
+  // extent is a multiple of 4 adds four consecutive products per step (exact: wrapping
+  // addition is associative), the form of HVX's 4-way dot products (vrmpy).
+  ReductionLowering(std::string stage_name, std::set<std::string>& used, bool group_dot_products = false)
+      : stage_name_(std::move(stage_name)), used_(used), group_(group_dot_products) {}
 
   // Lowers `body`, appending the reductions it needs to `out` in post-order.
   Expr lower(const Expr& body, std::vector<PendingReduction>& out) {
@@ -88,10 +117,24 @@ class ReductionLowering : public IRMutator {
     Buffer acc = BufferNode::make(fresh_name(stage_name_ + "_" + reduce_op_name(op->op)), op->dtype, {1},
                                   StorageScope::Local, s);
     Expr acc_value = Load::make(acc, {make_i32(0)}, s);
+    std::vector<ReduceAxis> axes = op->axes;
+    const ReduceAxis& last = axes.back();
+    if (group_ && inner.empty() && op->op == ReduceOp::Sum && is_byte_product(source) && last.extent >= 4 &&
+        last.extent % 4 == 0) {
+      VarRef outer_var = VarNode::make(last.var->name + "_o", DataType::i32(), last.var->span);
+      Expr group;
+      for (int j = 0; j < 4; ++j) {
+        Expr k = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, var_expr(outer_var), make_i32(4)), make_i32(j));
+        Expr term = Substitute({{last.var.get(), k}}).mutate(source);
+        group = group ? Binary::make(BinaryOp::Add, group, term, s) : term;
+      }
+      source = group;
+      axes.back() = {outer_var, last.extent / 4};
+    }
     Stmt loops = wrap_reductions(
         inner,
         Store::make(acc, {make_i32(0)}, Binary::make(reduce_combine_op(op->op), acc_value, source, s), s));
-    for (auto it = op->axes.rbegin(); it != op->axes.rend(); ++it)
+    for (auto it = axes.rbegin(); it != axes.rend(); ++it)
       loops = For::make(it->var, make_i32(0), make_i32(it->extent), ForKind::Serial, loops, s);
     Stmt init = Store::make(acc, {make_i32(0)}, make_value(op->dtype, reduce_init(op->op, op->dtype), s), s);
     out_->push_back({acc, Seq::make({init, loops}), s});
@@ -108,6 +151,7 @@ class ReductionLowering : public IRMutator {
 
   std::string stage_name_;
   std::set<std::string>& used_;
+  bool group_;
   std::vector<PendingReduction>* out_ = nullptr;
 };
 
@@ -132,7 +176,7 @@ int auto_lanes(const Stage& stage, const Target& target) {
 // vector is shifted inwards (it recomputes a few elements, which a pure stage allows).
 Stmt lower_region(const Stage& stage, const Region& region, int lanes, std::set<std::string>& used) {
   std::vector<PendingReduction> pending;
-  ReductionLowering lowering(stage.out->name, used);
+  ReductionLowering lowering(stage.out->name, used, lanes > 1);
   Expr value = lowering.lower(drop_decided_minmax(stage.body, stage, region), pending);
 
   std::vector<Expr> indices;
