@@ -170,19 +170,95 @@ int auto_lanes(const Stage& stage, const Target& target) {
   return target.vector_bytes / std::max(n.bytes, 1);
 }
 
+int count_reductions(const Expr& e) {
+  struct Counter : IRVisitor {
+    int n = 0;
+    void visit_Reduce(const Reduce* op) override {
+      ++n;
+      IRVisitor::visit_Reduce(op);
+    }
+  } c;
+  c.visit(e);
+  return c.n;
+}
+
+// Loop fusion of two independent statements of the same shape: loops with equal constant
+// bounds become one loop (b's variable renamed to a's), sequences fuse element by element,
+// anything else runs a then b.
+Stmt fuse(const Stmt& a, const Stmt& b) {
+  const auto* fa = a.as<For>();
+  const auto* fb = b.as<For>();
+  const IntImm *amin = fa ? as_int(fa->min) : nullptr, *aext = fa ? as_int(fa->extent) : nullptr;
+  const IntImm *bmin = fb ? as_int(fb->min) : nullptr, *bext = fb ? as_int(fb->extent) : nullptr;
+  if (amin && aext && bmin && bext && amin->value == bmin->value && aext->value == bext->value &&
+      fa->for_kind == fb->for_kind) {
+    Stmt body_b = Substitute({{fb->var.get(), var_expr(fa->var)}}).mutate(fb->body);
+    return For::make(fa->var, fa->min, fa->extent, fa->for_kind, fuse(fa->body, body_b), fa->span);
+  }
+  const auto* sa = a.as<Seq>();
+  const auto* sb = b.as<Seq>();
+  if (sa && sb && sa->stmts.size() == sb->stmts.size()) {
+    std::vector<Stmt> parts;
+    for (size_t i = 0; i < sa->stmts.size(); ++i) parts.push_back(fuse(sa->stmts[i], sb->stmts[i]));
+    return Seq::make(parts, a->span);
+  }
+  return Seq::make({a, b}, a->span);
+}
+
+// The automatic schedule's unroll-and-jam of a reduction: with one reduction in the body, the
+// stage computes kJam consecutive values of its second-innermost variable per iteration with
+// one fused reduction loop nest, so the vector loads that do not depend on that variable
+// (dense's rows of B; a stencil's shared rows) are loaded once for all of them.
+constexpr int64_t kJam = 2;
+
+bool can_jam(const Stage& stage, const Region& region, int lanes) {
+  size_t dims = stage.index_vars.size();
+  return lanes > 1 && dims >= 2 && region[dims - 1].extent >= lanes && region[dims - 2].extent >= kJam &&
+         region[dims - 2].extent % kJam == 0 && count_reductions(stage.body) == 1;
+}
+
 // One loop nest over `region`, first index variable outermost. With lanes > 1 and an
 // innermost extent of at least `lanes`, the innermost loop is split into an outer loop and a
 // vectorized inner one of `lanes` iterations; when lanes does not divide the extent the last
 // vector is shifted inwards (it recomputes a few elements, which a pure stage allows).
 Stmt lower_region(const Stage& stage, const Region& region, int lanes, std::set<std::string>& used) {
-  std::vector<PendingReduction> pending;
-  ReductionLowering lowering(stage.out->name, used, lanes > 1);
-  Expr value = lowering.lower(drop_decided_minmax(stage.body, stage, region), pending);
-
+  Expr source = drop_decided_minmax(stage.body, stage, region);
   std::vector<Expr> indices;
   for (const auto& v : stage.index_vars) indices.push_back(var_expr(v));
-  Stmt body = wrap_reductions(pending, Store::make(stage.out, indices, value, stage.span));
   size_t inner = stage.index_vars.size() - 1;
+  bool jam = can_jam(stage, region, lanes);
+  VarRef jam_var;
+  Stmt body;
+  if (!jam) {
+    std::vector<PendingReduction> pending;
+    ReductionLowering lowering(stage.out->name, used, lanes > 1);
+    Expr value = lowering.lower(source, pending);
+    body = wrap_reductions(pending, Store::make(stage.out, indices, value, stage.span));
+  } else {
+    const VarRef& v = stage.index_vars[inner - 1];
+    jam_var = VarNode::make(v->name + "_o", DataType::i32(), v->span);
+    std::vector<PendingReduction> accs;
+    std::vector<Stmt> stores;
+    Stmt preludes;
+    for (int64_t j = 0; j < kJam; ++j) {
+      Expr vj = Binary::make(BinaryOp::Add,
+                             Binary::make(BinaryOp::Add, make_i32(region[inner - 1].min),
+                                          Binary::make(BinaryOp::Mul, var_expr(jam_var), make_i32(kJam))),
+                             make_i32(j));
+      Substitute sub({{v.get(), vj}});
+      std::vector<PendingReduction> pending;
+      ReductionLowering lowering(stage.out->name, used, true);
+      Expr value = lowering.lower(sub.mutate(source), pending);
+      DSPC_CHECK(pending.size() == 1, "a jammed stage has one reduction");
+      std::vector<Expr> idx;
+      for (const Expr& i : indices) idx.push_back(sub.mutate(i));
+      stores.push_back(Store::make(stage.out, idx, value, stage.span));
+      preludes = preludes ? fuse(preludes, pending[0].prelude) : pending[0].prelude;
+      accs.push_back(pending[0]);
+    }
+    body = Seq::make({preludes, Seq::make(stores)});
+    for (auto it = accs.rbegin(); it != accs.rend(); ++it) body = Allocate::make(it->acc, body, it->span);
+  }
   for (size_t i = stage.index_vars.size(); i-- > 0;) {
     const VarRef& v = stage.index_vars[i];
     int64_t lo = region[i].min, extent = region[i].extent;
@@ -195,6 +271,10 @@ Stmt lower_region(const Stage& stage, const Region& region, int lanes, std::set<
       body = LetStmt::make(v, value_of_v, body, stage.span);
       body = For::make(vi, make_i32(0), make_i32(lanes), ForKind::Vectorized, body, stage.span);
       body = For::make(vo, make_i32(0), make_i32((extent + lanes - 1) / lanes), ForKind::Serial, body, stage.span);
+      continue;
+    }
+    if (jam && i == inner - 1) {
+      body = For::make(jam_var, make_i32(0), make_i32(extent / kJam), ForKind::Serial, body, stage.span);
       continue;
     }
     body = For::make(v, make_i32(lo), make_i32(extent), ForKind::Serial, body, stage.span);
