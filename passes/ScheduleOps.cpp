@@ -1,41 +1,27 @@
 // schedule-ops
-//  1. Collect the names the function uses (buffers, index and reduction variables) so that
-//     accumulators get fresh ones, and the set of buffers each stage reads.
-//  2. Lower each stage: replace every Reduce, innermost first (post-order), by a load of a
-//     fresh one-element "local" accumulator; the accumulator's init and loop nest (with the
-//     update, and any reduction nested in its source lowered inside it) wrap what follows.
-//     Then wrap the store in the stage's loop nest, first index variable outermost.
+//  1. Collect the names the function uses (buffers, index, reduction and schedule variables)
+//     so that accumulators get fresh ones, and the set of buffers each stage reads.
+//  2. Lower each stage with build_stage_loop_nest (passes/support/StageLoopNest.h)
+//     over its whole shape: the loops its schedule gives (split, tile, reorder, kinds), the
+//     index variables substituted by their split expressions, each Reduce a "local"
+//     accumulator with its init, axes' loops and update inside the innermost stage loop.
 //  3. Place intermediate buffers: walk the stages with a stack of open allocations; open a
 //     stage's allocation right before its loop nest; after each stage, close the top
 //     allocation while no later stage reads its buffer; close the rest at the end.
 #include "passes/ScheduleOps.h"
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "compiler/interp/Semantics.h"
 #include "compiler/ir/IRVisitor.h"
+#include "passes/support/StageLoopNest.h"
 
 namespace dspc {
 
 namespace {
-
-// A lowered reduction waiting to be wrapped around the code that uses its result.
-struct PendingReduction {
-  Buffer acc;
-  Stmt prelude;  // init; loop nest with the update
-  Span span;
-};
-
-// Each allocation brackets the init, the loops and everything after them, so nesting
-// mirrors the order the reductions were found in: the first one outermost.
-Stmt wrap_reductions(const std::vector<PendingReduction>& pending, Stmt body) {
-  for (auto it = pending.rbegin(); it != pending.rend(); ++it)
-    body = Allocate::make(it->acc, Seq::make({it->prelude, body}), it->span);
-  return body;
-}
 
 class NameCollector : public IRVisitor {
  public:
@@ -59,71 +45,6 @@ class ReadCollector : public IRVisitor {
     IRVisitor::visit_Load(op);
   }
 };
-
-// Replaces the Reduce nodes of one stage body by accumulator loads (see step 2).
-class ReductionLowering : public IRMutator {
- public:
-  ReductionLowering(std::string stage_name, std::set<std::string>& used)
-      : stage_name_(std::move(stage_name)), used_(used) {}
-
-  // Lowers `body`, appending the reductions it needs to `out` in post-order.
-  Expr lower(const Expr& body, std::vector<PendingReduction>& out) {
-    out_ = &out;
-    return mutate(body);
-  }
-
-  Expr mutate_Reduce(const Reduce* op, const Expr&) override {
-    std::vector<PendingReduction> inner;
-    std::vector<PendingReduction>* outer = out_;
-    out_ = &inner;
-    Expr source = mutate(op->source);
-    out_ = outer;
-
-    Span s = op->span;
-    for (const auto& a : op->axes)
-      DSPC_CHECK(a.extent <= INT32_MAX, "reduction extent does not fit a loop bound");
-    Buffer acc = BufferNode::make(fresh_name(stage_name_ + "_" + reduce_op_name(op->op)), op->dtype, {1},
-                                  StorageScope::Local, s);
-    Expr acc_value = Load::make(acc, {make_i32(0)}, s);
-    Stmt loops = wrap_reductions(
-        inner,
-        Store::make(acc, {make_i32(0)}, Binary::make(reduce_combine_op(op->op), acc_value, source, s), s));
-    for (auto it = op->axes.rbegin(); it != op->axes.rend(); ++it)
-      loops = For::make(it->var, make_i32(0), make_i32(it->extent), ForKind::Serial, loops, s);
-    Stmt init = Store::make(acc, {make_i32(0)}, make_value(op->dtype, reduce_init(op->op, op->dtype), s), s);
-    out_->push_back({acc, Seq::make({init, loops}), s});
-    return acc_value;
-  }
-
- private:
-  std::string fresh_name(const std::string& base) {
-    std::string name = base;
-    for (int n = 1; used_.count(name); ++n) name = base + "_" + std::to_string(n);
-    used_.insert(name);
-    return name;
-  }
-
-  std::string stage_name_;
-  std::set<std::string>& used_;
-  std::vector<PendingReduction>* out_ = nullptr;
-};
-
-Stmt lower_stage(const Stage& stage, std::set<std::string>& used) {
-  DSPC_CHECK(stage.index_vars.size() == stage.out->shape.size(), "one index variable per dimension");
-  // Loop bounds are i32; the frontend must reject larger extents.
-  for (int64_t e : stage.out->shape) DSPC_CHECK(e <= INT32_MAX, "stage extent does not fit a loop bound");
-  std::vector<PendingReduction> pending;
-  ReductionLowering lowering(stage.out->name, used);
-  Expr value = lowering.lower(stage.body, pending);
-
-  std::vector<Expr> indices;
-  for (const auto& v : stage.index_vars) indices.push_back(var_expr(v));
-  Stmt body = wrap_reductions(pending, Store::make(stage.out, indices, value, stage.span));
-  for (size_t i = stage.index_vars.size(); i-- > 0;)
-    body = For::make(stage.index_vars[i], make_i32(0), make_i32(stage.out->shape[i]), ForKind::Serial, body,
-                     stage.span);
-  return body;
-}
 
 // An allocation still open while later stages are emitted into it (step 3).
 struct OpenAllocation {
@@ -150,11 +71,19 @@ PrimFunc lower_func(const TensorFunc& f) {
   NameCollector names(used);
   for (const auto& b : f.inputs) used.insert(b->name);
   for (const auto& b : f.outputs) used.insert(b->name);
-  std::vector<std::set<const BufferNode*>> reads;
   for (const auto& st : f.stages) {
+    DSPC_CHECK(st.index_vars.size() == st.out->shape.size(), "one index variable per dimension");
     used.insert(st.out->name);
     for (const auto& v : st.index_vars) used.insert(v->name);
+    for (const auto& p : st.schedule) {
+      used.insert(p.vars.begin(), p.vars.end());
+      used.insert(p.new_names.begin(), p.new_names.end());
+    }
     names.visit(st.body);
+  }
+  const std::vector<Stage>& stages = f.stages;
+  std::vector<std::set<const BufferNode*>> reads;
+  for (const auto& st : stages) {
     ReadCollector rc;
     rc.visit(st.body);
     reads.push_back(std::move(rc.reads));
@@ -171,10 +100,10 @@ PrimFunc lower_func(const TensorFunc& f) {
     open.pop_back();
     open.back().stmts.push_back(Allocate::make(top.buffer, seq_or_nop(top.stmts), top.span));
   };
-  for (size_t s = 0; s < f.stages.size(); ++s) {
-    const Stage& stage = f.stages[s];
+  for (size_t s = 0; s < stages.size(); ++s) {
+    const Stage& stage = stages[s];
     if (!is_param(f, stage.out)) open.push_back({stage.out, stage.span, {}});
-    open.back().stmts.push_back(lower_stage(stage, used));
+    open.back().stmts.push_back(build_stage_loop_nest(stage, full_ranges(stage), used));
     while (open.size() > 1 && !read_after(open.back().buffer, s)) close_top();
   }
   while (open.size() > 1) close_top();

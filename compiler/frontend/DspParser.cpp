@@ -16,6 +16,8 @@
 #include "compiler/frontend/IndexBounds.h"
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/ParserCommon.h"
+#include "compiler/ir/IRVisitor.h"
+#include "compiler/ir/LoopSchedule.h"
 
 namespace dspc {
 
@@ -52,10 +54,16 @@ struct StageDecl {
   bool ok = false;  // false after a syntax error
 };
 
+struct SchedArg {
+  Token tok;
+  bool negative = false;  // an integer written with a minus sign
+};
+
+// One primitive call; `T.split(...).vectorize(...)` gives one per call in the chain.
 struct SchedCall {
   std::string target, prim;
   Span target_span, prim_span, lparen_span;
-  std::vector<Token> args;
+  std::vector<SchedArg> args;
 };
 
 struct FuncDecl {
@@ -192,24 +200,30 @@ class DspSyntax {
       if (ts_.accept(Tok::Semi)) continue;
       size_t start = ts_.pos();
       try {
-        SchedCall c;
         const Token& target = ts_.expect(Tok::Ident, "stage name or '}'");
         ts_.expect(Tok::Dot);
-        const Token& prim = ts_.expect(Tok::Ident, "schedule primitive");
-        c.target = target.text;
-        c.target_span = target.span;
-        c.prim = prim.text;
-        c.prim_span = prim.span;
-        c.lparen_span = ts_.expect(Tok::LParen).span;
-        if (!ts_.at(Tok::RParen)) {
-          do {
-            Tok k = ts_.peek().kind;
-            if (k != Tok::String && k != Tok::Int && k != Tok::Ident) ts_.fail_expected("argument");
-            c.args.push_back(ts_.next());
-          } while (ts_.accept(Tok::Comma));
-        }
-        ts_.expect(Tok::RParen);
-        f.schedule.push_back(std::move(c));
+        do {
+          SchedCall c;
+          const Token& prim = ts_.expect(Tok::Ident, "schedule primitive");
+          c.target = target.text;
+          c.target_span = target.span;
+          c.prim = prim.text;
+          c.prim_span = prim.span;
+          c.lparen_span = ts_.expect(Tok::LParen).span;
+          if (!ts_.at(Tok::RParen)) {
+            do {
+              SchedArg a;
+              a.negative = ts_.at(Tok::Minus) && ts_.peek(1).kind == Tok::Int;
+              if (a.negative) ts_.next();
+              Tok k = ts_.peek().kind;
+              if (k != Tok::String && k != Tok::Int && k != Tok::Ident) ts_.fail_expected("argument");
+              a.tok = ts_.next();
+              c.args.push_back(std::move(a));
+            } while (ts_.accept(Tok::Comma));
+          }
+          ts_.expect(Tok::RParen);
+          f.schedule.push_back(std::move(c));
+        } while (ts_.accept(Tok::Dot));
       } catch (const Abort&) {
         skip(start, Tok::Dot);
       }
@@ -279,11 +293,13 @@ class FuncChecker {
     for (const auto& p : f_.outputs) param(p, ParamKind::Output);
     for (size_t i = 0; i < f_.stages.size(); ++i)
       if (!f_.stages[i].name.empty()) first_stage_.emplace(f_.stages[i].name, i);
-    for (const auto& c : f_.schedule) schedule(c);
+    for (size_t n = 0; n < f_.schedule.size(); ++n)
+      if (f_.schedule[n].prim == "set_scope" && set_scope(f_.schedule[n])) scope_calls_.insert(n);
     for (size_t i = 0; i < f_.stages.size(); ++i) {
       if (log_.total() >= kMaxErrors) return std::nullopt;
       stage(i);
     }
+    schedule();
     for (const auto& p : f_.outputs)
       if (!f_.truncated && !computed_.count(p.name) && !poisoned_.count(p.name) && outputs_.count(p.name))
         log_.error(p.span, "result '" + p.name + "' is not computed by any stage");
@@ -350,23 +366,214 @@ class FuncChecker {
     (kind == ParamKind::Input ? out_.inputs : out_.outputs).push_back(b);
   }
 
-  void schedule(const SchedCall& c) {
-    if (c.prim != "set_scope") return log_.error(c.prim_span, "unknown schedule primitive '" + c.prim + "'");
+  // Checks a set_scope call and records its scope; false after an error.
+  bool set_scope(const SchedCall& c) {
+    auto error = [&](Span span, std::string message) {
+      log_.error(span, std::move(message));
+      return false;
+    };
     if (auto k = kinds_.find(c.target); k != kinds_.end())
-      return log_.error(c.target_span, std::string("cannot set the scope of ") +
-                                           (k->second == ParamKind::Input ? "parameter '" : "result '") +
-                                           c.target + "'");
-    if (!first_stage_.count(c.target))
-      return log_.error(c.target_span, "unknown stage '" + c.target + "' in schedule");
-    if (c.args.size() != 1 || c.args[0].kind != Tok::String)
-      return log_.error(c.args.empty() ? c.lparen_span : c.args[0].span,
-                        "set_scope expects one string argument, e.g. set_scope(\"local.vtcm\")");
-    const std::string& s = c.args[0].text;
+      return error(c.target_span, std::string("cannot set the scope of ") +
+                                      (k->second == ParamKind::Input ? "parameter '" : "result '") + c.target +
+                                      "'");
+    if (!first_stage_.count(c.target)) return error(c.target_span, "unknown stage '" + c.target + "' in schedule");
+    if (c.args.size() != 1 || c.args[0].tok.kind != Tok::String || c.args[0].negative)
+      return error(c.args.empty() ? c.lparen_span : c.args[0].tok.span,
+                   "set_scope expects one string argument, e.g. set_scope(\"local.vtcm\")");
+    const std::string& s = c.args[0].tok.text;
     auto scope = parse_storage_scope(s);
     if (!scope || !is_schedulable_scope(*scope))
-      return log_.error(c.args[0].span,
-                        "unknown scope '" + s + "' (expected " + schedulable_scope_names() + ")");
+      return error(c.args[0].tok.span, "unknown scope '" + s + "' (expected " + schedulable_scope_names() + ")");
     scopes_[c.target] = *scope;
+    return true;
+  }
+
+  // The other primitives need the stages' variables: they are checked after the stages, in
+  // source order, and every primitive is attached to its stage. After an error in one stage's
+  // schedule, its later primitives are not checked (one mistake, one error).
+  void schedule() {
+    std::map<std::string, LoopSchedule> loops;
+    std::set<std::string> failed;
+    for (size_t n = 0; n < f_.schedule.size(); ++n) {
+      const SchedCall& c = f_.schedule[n];
+      auto at = stage_index_.find(c.target);
+      if (c.prim == "set_scope") {
+        if (scope_calls_.count(n) && at != stage_index_.end()) {
+          SchedulePrimitive p = primitive_head(c, ScheduleKind::SetScope);
+          p.scope = scopes_.at(c.target);
+          out_.stages[at->second].schedule.push_back(std::move(p));
+        }
+        continue;
+      }
+      std::optional<SchedulePrimitive> p = primitive(c);
+      if (!p) {
+        failed.insert(c.target);
+        continue;
+      }
+      if (at == stage_index_.end() || failed.count(c.target)) continue;
+      Stage& st = out_.stages[at->second];
+      auto it = loops.find(c.target);
+      if (it == loops.end()) it = loops.emplace(c.target, loop_schedule(st)).first;
+      if (auto e = it->second.apply(*p)) {
+        log_.error(e->span, e->message);
+        failed.insert(c.target);
+        continue;
+      }
+      st.schedule.push_back(std::move(*p));
+    }
+  }
+
+  LoopSchedule loop_schedule(const Stage& st) const {
+    struct Axes : IRVisitor {
+      std::set<std::string> names;
+      void visit_Reduce(const Reduce* op) override {
+        for (const auto& a : op->axes) names.insert(a.var->name);
+        IRVisitor::visit_Reduce(op);
+      }
+    } axes;
+    axes.visit(st.body);
+    std::set<std::string> tensors;
+    for (const auto& [name, kind] : kinds_) tensors.insert(name);
+    for (const auto& [name, index] : first_stage_) tensors.insert(name);
+    std::vector<std::string> vars;
+    for (const auto& v : st.index_vars) vars.push_back(v->name);
+    return LoopSchedule(st.out->name, vars, std::move(axes.names), std::move(tensors));
+  }
+
+  SchedulePrimitive primitive_head(const SchedCall& c, ScheduleKind kind) const {
+    SchedulePrimitive p;
+    p.kind = kind;
+    p.stage = c.target;
+    p.span = c.prim_span;
+    p.stage_span = c.target_span;
+    return p;
+  }
+
+  // The primitive `c` names, its target and its arguments checked; nullopt after an error.
+  std::optional<SchedulePrimitive> primitive(const SchedCall& c) {
+    static const std::set<std::string> kNotYet = {
+        "compute_at", "compute_inline", "compute_root", "store_at",      "store_root", "cache_read", "cache_write",
+        "storage_align", "fuse",      "bound",         "rfactor",    "prefetch",   "reorder_storage",
+        "fold_storage",  "gpu_blocks", "gpu_threads"};
+    std::optional<ScheduleKind> kind;
+    for (ScheduleKind k : {ScheduleKind::Split, ScheduleKind::Tile, ScheduleKind::Reorder, ScheduleKind::Vectorize,
+                           ScheduleKind::Unroll, ScheduleKind::Parallel})
+      if (c.prim == schedule_kind_name(k)) kind = k;
+    if (!kind && kNotYet.count(c.prim)) {
+      log_.error(c.prim_span, "schedule primitive '" + c.prim + "' is not supported yet");
+      return std::nullopt;
+    }
+    if (!kind) {
+      log_.error(c.prim_span, "unknown schedule primitive '" + c.prim + "'");
+      return std::nullopt;
+    }
+    if (auto k = kinds_.find(c.target); k != kinds_.end() && k->second == ParamKind::Input) {
+      log_.error(c.target_span, "cannot " + c.prim + " input '" + c.target + "': only stages can be scheduled");
+      return std::nullopt;
+    }
+    if (!first_stage_.count(c.target)) {
+      log_.error(c.target_span, "unknown stage '" + c.target + "' in schedule");
+      return std::nullopt;
+    }
+    return arguments(c, *kind);
+  }
+
+  // Checks the number and kinds of `c`'s arguments against the forms of `kind`.
+  std::optional<SchedulePrimitive> arguments(const SchedCall& c, ScheduleKind kind) {
+    // The forms: N a loop name, F a factor.
+    std::vector<std::string> forms;
+    std::string usage;
+    switch (kind) {
+      case ScheduleKind::Split:
+        forms = {"NNNF"};
+        usage = "split expects (x, xo, xi, factor), e.g. split(x, xo, xi, 128)";
+        break;
+      case ScheduleKind::Tile:
+        forms = {"NNNNNNFF", "NNNNFF"};
+        usage = "tile expects (x, y, xo, yo, xi, yi, x_factor, y_factor) or (x, y, xi, yi, x_factor, y_factor)";
+        break;
+      case ScheduleKind::Reorder:
+        forms = {std::string(std::max<size_t>(c.args.size(), 1), 'N')};
+        usage = "reorder expects loop names, innermost first, e.g. reorder(xi, y, xo)";
+        break;
+      case ScheduleKind::Vectorize:
+      case ScheduleKind::Unroll:
+        forms = {"N", "NF"};
+        usage = c.prim + " expects a loop and an optional factor, e.g. " + c.prim + "(x) or " + c.prim + "(x, 32)";
+        break;
+      case ScheduleKind::Parallel:
+        forms = {"N"};
+        usage = "parallel expects one loop, e.g. parallel(y)";
+        break;
+      case ScheduleKind::SetScope:
+        break;
+    }
+    const std::string* form = nullptr;
+    for (const auto& f : forms)
+      if (f.size() == c.args.size()) form = &f;
+    if (!form) {
+      size_t fewest = forms.front().size();
+      for (const auto& f : forms) fewest = std::min(fewest, f.size());
+      Span at = c.args.size() < fewest || c.args.empty() ? c.lparen_span : c.args.back().tok.span;
+      for (const auto& f : forms)
+        if (f.size() < c.args.size()) at = c.args[f.size()].tok.span;
+      log_.error(at, usage);
+      return std::nullopt;
+    }
+    SchedulePrimitive p = primitive_head(c, kind);
+    for (size_t k = 0; k < form->size(); ++k) {
+      const SchedArg& a = c.args[k];
+      bool name = (*form)[k] == 'N';
+      bool ok = name ? a.tok.kind == Tok::Ident && !a.negative : a.tok.kind == Tok::Int && !a.tok.suffix;
+      if (!ok) {
+        log_.error(a.tok.span, usage);
+        return std::nullopt;
+      }
+      if (name) continue;
+      uint64_t magnitude = std::min<uint64_t>(a.tok.int_value, INT64_MAX);
+      p.factors.push_back(a.negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude));
+      p.factor_spans.push_back(a.tok.span);
+    }
+    auto name = [&](size_t k) { return c.args[k].tok.text; };
+    auto span = [&](size_t k) { return c.args[k].tok.span; };
+    auto add_vars = [&](size_t from, size_t to) {
+      for (size_t k = from; k < to; ++k) {
+        p.vars.push_back(name(k));
+        p.var_spans.push_back(span(k));
+      }
+    };
+    auto add_new = [&](std::initializer_list<size_t> ks) {
+      for (size_t k : ks) {
+        p.new_names.push_back(name(k));
+        p.new_name_spans.push_back(span(k));
+      }
+    };
+    switch (kind) {
+      case ScheduleKind::Split:
+        add_vars(0, 1);
+        add_new({1, 2});
+        break;
+      case ScheduleKind::Tile:
+        add_vars(0, 2);
+        if (c.args.size() == 8) add_new({2, 3, 4, 5});
+        else add_new({0, 1, 2, 3});
+        break;
+      case ScheduleKind::Reorder:
+        add_vars(0, c.args.size());
+        break;
+      case ScheduleKind::Vectorize:
+      case ScheduleKind::Unroll:
+      case ScheduleKind::Parallel:
+        add_vars(0, 1);
+        if (c.args.size() == 2) {
+          p.new_names.push_back(shorthand_inner_name(kind, name(0)));
+          p.new_name_spans.push_back(c.prim_span);
+        }
+        break;
+      case ScheduleKind::SetScope:
+        break;
+    }
+    return p;
   }
 
   void stage(size_t i) {
@@ -448,6 +655,7 @@ class FuncChecker {
     st.body = body;
     st.is_result = is_result;
     st.span = s.span;
+    stage_index_[s.name] = out_.stages.size();
     out_.stages.push_back(std::move(st));
     computed_[s.name] = out;
   }
@@ -461,6 +669,8 @@ class FuncChecker {
   std::set<std::string> defined_;   // stage names seen so far
   std::map<std::string, size_t> first_stage_;
   std::map<std::string, StorageScope> scopes_;
+  std::set<size_t> scope_calls_;                 // the set_scope calls that passed their checks
+  std::map<std::string, size_t> stage_index_;   // checked stages, by name, in out_.stages
 };
 
 VarRef StageElaborator::find_var(const std::string& name, Span span) {

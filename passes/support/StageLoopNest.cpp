@@ -1,0 +1,199 @@
+#include "passes/support/StageLoopNest.h"
+
+#include <cstdint>
+
+#include "compiler/interp/Semantics.h"
+#include "compiler/ir/IRVisitor.h"
+#include "compiler/ir/LoopSchedule.h"
+
+namespace dspc {
+
+namespace {
+
+class Substituter : public IRMutator {
+ public:
+  Substituter(std::map<const VarNode*, Expr> values, std::set<std::string>* used)
+      : values_(std::move(values)), used_(used) {}
+
+  Expr mutate_Var(const Var* op, const Expr& self) override {
+    auto it = values_.find(op);
+    return it == values_.end() ? self : it->second;
+  }
+
+  Expr mutate_Reduce(const Reduce* op, const Expr&) override {
+    std::vector<ReduceAxis> axes;
+    for (const auto& a : op->axes) {
+      VarRef fresh =
+          VarNode::make(used_ ? fresh_name(a.var->name, *used_) : a.var->name, a.var->dtype, a.var->span);
+      values_[a.var.get()] = var_expr(fresh);
+      axes.push_back({fresh, a.extent});
+    }
+    Expr source = mutate(op->source);
+    for (const auto& a : op->axes) values_.erase(a.var.get());
+    return Reduce::make(op->op, source, std::move(axes), op->span);
+  }
+
+ private:
+  std::map<const VarNode*, Expr> values_;
+  std::set<std::string>* used_;
+};
+
+// A lowered reduction waiting to be wrapped around the code that uses its result.
+struct PendingReduction {
+  Buffer acc;
+  Stmt prelude;  // init; loop nest with the update
+  Span span;
+};
+
+// Each allocation brackets the init, the loops and everything after them, so nesting
+// mirrors the order the reductions were found in: the first one outermost.
+Stmt wrap_reductions(const std::vector<PendingReduction>& pending, Stmt body) {
+  for (auto it = pending.rbegin(); it != pending.rend(); ++it)
+    body = Allocate::make(it->acc, Seq::make({it->prelude, body}), it->span);
+  return body;
+}
+
+// Replaces the Reduce nodes of one stage body by accumulator loads: post-order, so a
+// reduction nested in another's source is lowered inside the outer one's loops.
+class ReductionLowering : public IRMutator {
+ public:
+  ReductionLowering(std::string stage_name, std::set<std::string>& used)
+      : stage_name_(std::move(stage_name)), used_(used) {}
+
+  // Lowers `body`, appending the reductions it needs to `out` in post-order.
+  Expr lower(const Expr& body, std::vector<PendingReduction>& out) {
+    out_ = &out;
+    return mutate(body);
+  }
+
+  Expr mutate_Reduce(const Reduce* op, const Expr&) override {
+    std::vector<PendingReduction> inner;
+    std::vector<PendingReduction>* outer = out_;
+    out_ = &inner;
+    Expr source = mutate(op->source);
+    out_ = outer;
+
+    Span s = op->span;
+    for (const auto& a : op->axes)
+      DSPC_CHECK(a.extent <= INT32_MAX, "reduction extent does not fit a loop bound");
+    Buffer acc = BufferNode::make(fresh_name(stage_name_ + "_" + reduce_op_name(op->op), used_), op->dtype,
+                                  {1}, StorageScope::Local, s);
+    Expr acc_value = Load::make(acc, {make_i32(0)}, s);
+    Stmt loops = wrap_reductions(
+        inner,
+        Store::make(acc, {make_i32(0)}, Binary::make(reduce_combine_op(op->op), acc_value, source, s), s));
+    for (auto it = op->axes.rbegin(); it != op->axes.rend(); ++it)
+      loops = For::make(it->var, make_i32(0), make_i32(it->extent), ForKind::Serial, loops, s);
+    Stmt init = Store::make(acc, {make_i32(0)}, make_value(op->dtype, reduce_init(op->op, op->dtype), s), s);
+    out_->push_back({acc, Seq::make({init, loops}), s});
+    return acc_value;
+  }
+
+ private:
+  std::string stage_name_;
+  std::set<std::string>& used_;
+  std::vector<PendingReduction>* out_ = nullptr;
+};
+
+Expr add(Expr a, Expr b) {
+  return Binary::make(BinaryOp::Add, std::move(a), std::move(b));
+}
+
+// One loop of the nest: the fresh Var and its bounds.
+struct Loop {
+  VarRef var;
+  int64_t min = 0, extent = 0;
+};
+
+}  // namespace
+
+std::string fresh_name(const std::string& base, std::set<std::string>& used) {
+  std::string name = base;
+  for (int n = 1; used.count(name); ++n) name = base + "_" + std::to_string(n);
+  used.insert(name);
+  return name;
+}
+
+Expr substitute(const Expr& e, const std::map<const VarNode*, Expr>& values, std::set<std::string>* used) {
+  return Substituter(values, used).mutate(e);
+}
+
+std::vector<LoopRange> full_ranges(const Stage& stage) {
+  std::vector<LoopRange> out;
+  for (int64_t e : stage.out->shape) out.push_back({0, e});
+  return out;
+}
+
+Stmt build_stage_loop_nest(const Stage& stage, const std::vector<LoopRange>& ranges,
+                           std::set<std::string>& used) {
+  DSPC_CHECK(stage.index_vars.size() == stage.out->shape.size(), "one index variable per dimension");
+  DSPC_CHECK(ranges.size() == stage.index_vars.size(), "one range per index variable");
+  for (size_t d = 0; d < ranges.size(); ++d)
+    DSPC_CHECK(ranges[d].extent >= 0 && ranges[d].min >= 0 &&
+                   ranges[d].min + ranges[d].extent <= stage.out->shape[d],
+               "range inside the stage's shape");
+  // Loop bounds are i32; the frontend must reject larger extents.
+  for (int64_t e : stage.out->shape) DSPC_CHECK(e <= INT32_MAX, "stage extent does not fit a loop bound");
+  LoopSchedule schedule = loop_schedule_of(stage);
+
+  // Forward through the splits: every loop name's min and extent, as of when it was made.
+  std::map<std::string, Loop> loops;
+  for (size_t d = 0; d < ranges.size(); ++d)
+    loops[stage.index_vars[d]->name] = {nullptr, ranges[d].min, ranges[d].extent};
+  struct SplitBounds {
+    int64_t min, extent;
+  };
+  std::vector<SplitBounds> split_bounds;
+  for (const auto& s : schedule.splits()) {
+    Loop old = loops.at(s.old_var);
+    split_bounds.push_back({old.min, old.extent});
+    int64_t f = s.factor;
+    int64_t outer = old.extent < f ? 1 : (old.extent + f - 1) / f;
+    int64_t inner = old.extent < f ? old.extent : f;
+    loops[s.outer] = {nullptr, 0, outer};
+    loops[s.inner] = {nullptr, 0, inner};
+  }
+
+  // The loops that remain get fresh Vars; backward through the splits, each split variable's
+  // value in terms of them.
+  std::map<std::string, Expr> value;
+  for (const auto& d : schedule.dims()) {
+    Loop& l = loops.at(d.name);
+    l.var = VarNode::make(d.name, DataType::i32(), stage.span);
+    value[d.name] = var_expr(l.var);
+  }
+  for (size_t k = schedule.splits().size(); k-- > 0;) {
+    const LoopSplit& s = schedule.splits()[k];
+    int64_t e = split_bounds[k].extent, f = s.factor;
+    Expr inner = value.at(s.inner);
+    Expr v;
+    if (e < f) {
+      v = inner;
+    } else {
+      Expr base = Binary::make(BinaryOp::Mul, value.at(s.outer), make_i32(f));
+      if (e % f != 0) base = Binary::make(BinaryOp::Min, base, make_i32(e - f));
+      v = add(base, inner);
+    }
+    if (split_bounds[k].min != 0) v = add(v, make_i32(split_bounds[k].min));
+    value[s.old_var] = v;
+  }
+
+  std::map<const VarNode*, Expr> index_values;
+  std::vector<Expr> indices;
+  for (const auto& v : stage.index_vars) {
+    index_values[v.get()] = value.at(v->name);
+    indices.push_back(value.at(v->name));
+  }
+  Expr body = substitute(stage.body, index_values);
+  std::vector<PendingReduction> pending;
+  ReductionLowering lowering(stage.out->name, used);
+  Expr stored = lowering.lower(body, pending);
+  Stmt nest = wrap_reductions(pending, Store::make(stage.out, indices, stored, stage.span));
+  for (const auto& d : schedule.dims()) {
+    const Loop& l = loops.at(d.name);
+    nest = For::make(l.var, make_i32(l.min), make_i32(l.extent), d.kind, nest, stage.span);
+  }
+  return nest;
+}
+
+}  // namespace dspc

@@ -1,0 +1,56 @@
+// Shared by schedule-ops and whatever calls it per sub-range (a helper, not a pass): the loop
+// nest that computes one stage, built from the stage's schedule (LoopSchedule.h) over given
+// ranges of its index variables, with its reductions lowered to accumulators inside.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/IR.h"
+
+namespace dspc {
+
+// The values one pure index variable takes: min, min + 1, ..., min + extent - 1.
+struct LoopRange {
+  int64_t min = 0;
+  int64_t extent = 0;
+};
+
+// (0, shape[d]) for every dimension d of `stage`: the whole stage.
+std::vector<LoopRange> full_ranges(const Stage& stage);
+
+// Builds the loop nest that stores `stage` at every point of `ranges` (one per index
+// variable, in index order; each inside the stage's shape):
+//  - the loops are the stage's LoopSchedule dims, outermost first, each with its kind. A loop
+//    that is an unsplit index variable runs over range(min, extent); every loop a split made
+//    runs from 0;
+//  - a split of a variable v with extent E (the range's, or the split loop's) by F gives an
+//    outer loop vo and an inner loop vi, and v = min + vo * F + vi when E % F == 0;
+//    v = min + min(vo * F, E - F) + vi when E > F and E % F != 0 (Halide's "shift inwards":
+//    the last outer iteration recomputes a few points, which is harmless because stages are
+//    pure); v = min + vi with extents 1 and E when E < F. `min` is the range's min for an
+//    index variable and 0 for a loop made by an earlier split;
+//  - the index variables are substituted into the body and the store by these expressions
+//    (no let); every loop variable is a fresh Var, so calling this several times for one
+//    stage (say, per boundary region) never binds one Var twice;
+//  - every Reduce becomes a one-element "local" accumulator named <stage>_<op> (fresh among
+//    `used`, which gets the new names) with its init, its axes' serial loops (fresh Vars
+//    with the axes' names, first axis outermost) and its update, all inside the innermost
+//    stage loop, around the store; the first reduction found is outermost.
+Stmt build_stage_loop_nest(const Stage& stage, const std::vector<LoopRange>& ranges,
+                           std::set<std::string>& used);
+
+// Replaces the Vars of `values` in `e` by their expressions, and gives each Reduce it meets
+// fresh axis Vars, so that each occurrence (a Reduce substituted twice, say) binds its own.
+// With `used`, the fresh axes also get names not in `used` (k becomes k_1, added to `used`);
+// without, they keep their names.
+Expr substitute(const Expr& e, const std::map<const VarNode*, Expr>& values,
+                std::set<std::string>* used = nullptr);
+
+// `base`, or base_1, base_2, ... : the first not in `used`, which gets it.
+std::string fresh_name(const std::string& base, std::set<std::string>& used);
+
+}  // namespace dspc
