@@ -1,11 +1,14 @@
 // schedule-ops
 //  1. Collect the names the function uses (buffers, index, reduction and schedule variables)
-//     so that accumulators get fresh ones, and the set of buffers each stage reads.
-//  2. Lower each stage with build_stage_loop_nest (passes/support/StageLoopNest.h)
+//     so that accumulators and inlined reduction axes get fresh ones.
+//  2. Inline: in source order, substitute each compute_inline stage into the later stages
+//     that read it (Inliner); inlined stages are not materialised. Then collect the set of
+//     buffers each remaining stage reads.
+//  3. Lower each remaining stage with build_stage_loop_nest (passes/support/StageLoopNest.h)
 //     over its whole shape: the loops its schedule gives (split, tile, reorder, kinds), the
 //     index variables substituted by their split expressions, each Reduce a "local"
 //     accumulator with its init, axes' loops and update inside the innermost stage loop.
-//  3. Place intermediate buffers: walk the stages with a stack of open allocations; open a
+//  4. Place intermediate buffers: walk the stages with a stack of open allocations; open a
 //     stage's allocation right before its loop nest; after each stage, close the top
 //     allocation while no later stage reads its buffer; close the rest at the end.
 #include "passes/ScheduleOps.h"
@@ -46,6 +49,33 @@ class ReadCollector : public IRVisitor {
   }
 };
 
+// Substitutes inlined stages into their readers: a load P[e0, e1] of an inlined P becomes
+// P's body with P's index variables replaced by e0, e1, and P's reduction axes by fresh
+// variables with fresh names (one set per load, so no Var is bound twice and no printed loop
+// shadows another).
+class Inliner : public IRMutator {
+ public:
+  explicit Inliner(std::set<std::string>& used) : used_(used) {}
+
+  // `stage` (its body already free of earlier inlined stages) is inlined from now on.
+  void add(const Stage& stage) { inlined_[stage.out.get()] = stage; }
+
+  Expr mutate_Load(const Load* op, const Expr& self) override {
+    Expr e = IRMutator::mutate_Load(op, self);
+    const Load* load = e.as<Load>();
+    auto it = inlined_.find(load->buffer.get());
+    if (it == inlined_.end()) return e;
+    const Stage& p = it->second;
+    std::map<const VarNode*, Expr> values;
+    for (size_t d = 0; d < p.index_vars.size(); ++d) values[p.index_vars[d].get()] = load->indices[d];
+    return substitute(p.body, values, &used_);
+  }
+
+ private:
+  std::set<std::string>& used_;
+  std::map<const BufferNode*, Stage> inlined_;
+};
+
 // An allocation still open while later stages are emitted into it (step 3).
 struct OpenAllocation {
   Buffer buffer;  // null for the function body itself
@@ -81,7 +111,18 @@ PrimFunc lower_func(const TensorFunc& f) {
     }
     names.visit(st.body);
   }
-  const std::vector<Stage>& stages = f.stages;
+  // Inlined stages first (step 2): the stages that remain, and what each reads after it.
+  std::vector<Stage> stages;
+  Inliner inliner(used);
+  for (const auto& st : f.stages) {
+    Stage lowered = st;
+    lowered.body = inliner.mutate(st.body);
+    if (st.is_inlined()) {
+      inliner.add(lowered);
+      continue;
+    }
+    stages.push_back(std::move(lowered));
+  }
   std::vector<std::set<const BufferNode*>> reads;
   for (const auto& st : stages) {
     ReadCollector rc;

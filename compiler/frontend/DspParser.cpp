@@ -414,6 +414,10 @@ class FuncChecker {
       Stage& st = out_.stages[at->second];
       auto it = loops.find(c.target);
       if (it == loops.end()) it = loops.emplace(c.target, loop_schedule(st)).first;
+      if (!check_inline(c, *p, st, it->second)) {
+        failed.insert(c.target);
+        continue;
+      }
       if (auto e = it->second.apply(*p)) {
         log_.error(e->span, e->message);
         failed.insert(c.target);
@@ -440,6 +444,29 @@ class FuncChecker {
     return LoopSchedule(st.out->name, vars, std::move(axes.names), std::move(tensors));
   }
 
+  // compute_inline and loop primitives exclude each other; results and VTCM stages are stored.
+  bool check_inline(const SchedCall& c, const SchedulePrimitive& p, const Stage& st, const LoopSchedule& loops) {
+    if (p.kind != ScheduleKind::ComputeInline) {
+      if (!st.is_inlined()) return true;
+      log_.error(c.prim_span, "stage '" + c.target + "' is computed inline, so it has no loops to " + c.prim);
+      return false;
+    }
+    if (st.is_result) {
+      log_.error(c.target_span, "cannot compute_inline result '" + c.target + "': results are always stored");
+      return false;
+    }
+    if (st.out->scope != StorageScope::Global) {
+      log_.error(c.prim_span, "cannot compute_inline '" + c.target + "': set_scope places it in " +
+                                  storage_scope_name(st.out->scope));
+      return false;
+    }
+    if (loops.has_loop_primitives()) {
+      log_.error(c.prim_span, "cannot compute_inline '" + c.target + "': its loops are already scheduled");
+      return false;
+    }
+    return true;
+  }
+
   SchedulePrimitive primitive_head(const SchedCall& c, ScheduleKind kind) const {
     SchedulePrimitive p;
     p.kind = kind;
@@ -452,12 +479,12 @@ class FuncChecker {
   // The primitive `c` names, its target and its arguments checked; nullopt after an error.
   std::optional<SchedulePrimitive> primitive(const SchedCall& c) {
     static const std::set<std::string> kNotYet = {
-        "compute_at", "compute_inline", "compute_root", "store_at",      "store_root", "cache_read", "cache_write",
+        "compute_at", "compute_root", "store_at",      "store_root", "cache_read", "cache_write",
         "storage_align", "fuse",      "bound",         "rfactor",    "prefetch",   "reorder_storage",
         "fold_storage",  "gpu_blocks", "gpu_threads"};
     std::optional<ScheduleKind> kind;
     for (ScheduleKind k : {ScheduleKind::Split, ScheduleKind::Tile, ScheduleKind::Reorder, ScheduleKind::Vectorize,
-                           ScheduleKind::Unroll, ScheduleKind::Parallel})
+                           ScheduleKind::Unroll, ScheduleKind::Parallel, ScheduleKind::ComputeInline})
       if (c.prim == schedule_kind_name(k)) kind = k;
     if (!kind && kNotYet.count(c.prim)) {
       log_.error(c.prim_span, "schedule primitive '" + c.prim + "' is not supported yet");
@@ -504,6 +531,10 @@ class FuncChecker {
       case ScheduleKind::Parallel:
         forms = {"N"};
         usage = "parallel expects one loop, e.g. parallel(y)";
+        break;
+      case ScheduleKind::ComputeInline:
+        forms = {""};
+        usage = "compute_inline expects no arguments";
         break;
       case ScheduleKind::SetScope:
         break;
@@ -570,6 +601,7 @@ class FuncChecker {
           p.new_name_spans.push_back(c.prim_span);
         }
         break;
+      case ScheduleKind::ComputeInline:
       case ScheduleKind::SetScope:
         break;
     }

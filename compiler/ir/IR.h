@@ -402,6 +402,8 @@ struct Stage {
   // The schedule block's primitives for this stage, in source order (set_scope included; its
   // scope is also out->scope). LoopSchedule.h reads the loop primitives.
   std::vector<SchedulePrimitive> schedule;
+  // Whether a compute_inline primitive says the stage is substituted into its readers.
+  bool is_inlined() const;
 };
 
 struct TensorFunc {

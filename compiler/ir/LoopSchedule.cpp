@@ -22,7 +22,7 @@ LoopSchedule::LoopSchedule(std::string stage, const std::vector<std::string>& in
 }
 
 std::optional<ScheduleError> LoopSchedule::apply(const SchedulePrimitive& p) {
-  if (p.kind == ScheduleKind::SetScope) return std::nullopt;
+  if (p.kind == ScheduleKind::SetScope || p.kind == ScheduleKind::ComputeInline) return std::nullopt;
   LoopSchedule before = *this;
   auto error = apply_loop(p);
   if (error) {
@@ -87,7 +87,8 @@ std::optional<ScheduleError> LoopSchedule::apply_loop(const SchedulePrimitive& p
                                                          : ForKind::Parallel;
       return std::nullopt;
     }
-    case ScheduleKind::SetScope: break;
+    case ScheduleKind::SetScope:
+    case ScheduleKind::ComputeInline: break;
   }
   return std::nullopt;
 }

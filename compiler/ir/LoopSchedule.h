@@ -44,8 +44,8 @@ class LoopSchedule {
   LoopSchedule(std::string stage, const std::vector<std::string>& index_vars,
                std::set<std::string> reduction_vars = {}, std::set<std::string> taken = {});
 
-  // Applies one primitive. Loop primitives change the loops; set_scope changes nothing here. On an error
-  // nothing changes.
+  // Applies one primitive. Loop primitives change the loops; set_scope and compute_inline
+  // change nothing here. On an error nothing changes.
   std::optional<ScheduleError> apply(const SchedulePrimitive& p);
 
   const std::vector<LoopDim>& dims() const { return dims_; }        // innermost first

@@ -20,7 +20,8 @@ namespace dspc {
   X(Reorder, "reorder")        \
   X(Vectorize, "vectorize")    \
   X(Unroll, "unroll")          \
-  X(Parallel, "parallel")
+  X(Parallel, "parallel")      \
+  X(ComputeInline, "compute_inline")
 
 enum class ScheduleKind : uint8_t {
 #define DSPC_SCHEDULE_ENUMERATOR(e, name) e,
@@ -43,6 +44,7 @@ const char* schedule_kind_name(ScheduleKind k);
 //   vectorize      {v}               - , or {v_v} with F       - , or {F}
 //   unroll         {v}               - , or {v_u} with F       - , or {F}
 //   parallel       {v}               -                         -
+//   compute_inline -                 -                         -
 struct SchedulePrimitive {
   ScheduleKind kind = ScheduleKind::SetScope;
   std::string stage;

@@ -40,6 +40,7 @@ std::vector<LoopRange> full_ranges(const Stage& stage);
 //    `used`, which gets the new names) with its init, its axes' serial loops (fresh Vars
 //    with the axes' names, first axis outermost) and its update, all inside the innermost
 //    stage loop, around the store; the first reduction found is outermost.
+// Ignores compute_inline (schedule-ops substitutes inlined stages before calling this).
 Stmt build_stage_loop_nest(const Stage& stage, const std::vector<LoopRange>& ranges,
                            std::set<std::string>& used);
 

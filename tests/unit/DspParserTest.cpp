@@ -202,7 +202,7 @@ TEST(DspParser, ScheduleIsDataOnEachStageInSourceOrder) {
       "    T.set_scope(\"local.vtcm\").split(x, xo, xi, 128).vectorize(xi)\n"
       "    C.tile(x, y, xo, yo, xi, yi, 32, 8).reorder(yi, xi)\n"
       "    T.unroll(y, 4)\n"
-      "    P.parallel(y)\n"
+      "    P.compute_inline()\n"
       "  }\n"
       "}\n");
   ASSERT_EQ(f.stages.size(), 3u);
@@ -225,7 +225,8 @@ TEST(DspParser, ScheduleIsDataOnEachStageInSourceOrder) {
   EXPECT_EQ(t[3].new_names, (std::vector<std::string>{"y_u"}));
   EXPECT_EQ(t[3].factors, (std::vector<int64_t>{4}));
   ASSERT_EQ(f.stages[1].schedule.size(), 1u);
-  EXPECT_EQ(f.stages[1].schedule[0].kind, ScheduleKind::Parallel);
+  EXPECT_EQ(f.stages[1].schedule[0].kind, ScheduleKind::ComputeInline);
+  EXPECT_TRUE(f.stages[1].is_inlined());
   const auto& c = f.stages[2].schedule;
   ASSERT_EQ(c.size(), 2u);
   EXPECT_EQ(c[0].kind, ScheduleKind::Tile);
