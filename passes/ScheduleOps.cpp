@@ -8,9 +8,13 @@
 //     over its whole shape: the loops its schedule gives (split, tile, reorder, kinds), the
 //     index variables substituted by their split expressions, each Reduce a "local"
 //     accumulator with its init, axes' loops and update inside the innermost stage loop.
+//     A compute_at stage has no nest of its own: its consumer's nest computes it inside the
+//     named loop, over the region each iteration reads.
 //  4. Place intermediate buffers: walk the stages with a stack of open allocations; open a
-//     stage's allocation right before its loop nest; after each stage, close the top
-//     allocation while no later stage reads its buffer; close the rest at the end.
+//     stage's allocation right before its loop nest (for a compute_at stage, where its nest
+//     would be: its buffer keeps its whole shape, and its consumer, its only reader, comes
+//     later); after each stage, close the top allocation while no later stage reads its
+//     buffer; close the rest at the end.
 #include "passes/ScheduleOps.h"
 
 #include <cstdint>
@@ -141,10 +145,17 @@ PrimFunc lower_func(const TensorFunc& f) {
     open.pop_back();
     open.back().stmts.push_back(Allocate::make(top.buffer, seq_or_nop(top.stmts), top.span));
   };
+  // compute_at producers, by consumer: their nests go inside the consumer's loops (step 3).
+  std::map<std::string, std::vector<ComputedAt>> computed_at;
+  for (const auto& stage : stages)
+    if (const SchedulePrimitive* p = stage.computed_at())
+      computed_at[p->consumer].push_back({&stage, p->vars.at(0)});
   for (size_t s = 0; s < stages.size(); ++s) {
     const Stage& stage = stages[s];
     if (!is_param(f, stage.out)) open.push_back({stage.out, stage.span, {}});
-    open.back().stmts.push_back(build_stage_loop_nest(stage, full_ranges(stage), used));
+    if (!stage.computed_at())
+      open.back().stmts.push_back(
+          build_stage_loop_nest(stage, full_ranges(stage), used, computed_at[stage.out->name]));
     while (open.size() > 1 && !read_after(open.back().buffer, s)) close_top();
   }
   while (open.size() > 1) close_top();

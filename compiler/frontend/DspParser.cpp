@@ -414,7 +414,7 @@ class FuncChecker {
       Stage& st = out_.stages[at->second];
       auto it = loops.find(c.target);
       if (it == loops.end()) it = loops.emplace(c.target, loop_schedule(st)).first;
-      if (!check_inline(c, *p, st, it->second)) {
+      if (!check_inline(c, *p, st, it->second) || !check_compute_at(c, *p, st)) {
         failed.insert(c.target);
         continue;
       }
@@ -425,6 +425,67 @@ class FuncChecker {
       }
       st.schedule.push_back(std::move(*p));
     }
+    // A compute_at names a loop of its consumer's final schedule, whatever the order.
+    for (const auto& st : out_.stages) {
+      const SchedulePrimitive* p = st.computed_at();
+      if (!p || failed.count(st.out->name) || failed.count(p->consumer)) continue;
+      const Stage& consumer = out_.stages[stage_index_.at(p->consumer)];
+      auto it = loops.find(p->consumer);
+      if (it == loops.end()) it = loops.emplace(p->consumer, loop_schedule(consumer)).first;
+      if (auto e = it->second.check_loop(p->vars[0], p->var_spans[0])) {
+        log_.error(e->span, e->message);
+        continue;
+      }
+      if (consumer.is_inlined() || consumer.computed_at())
+        log_.error(p->consumer_span, "cannot compute '" + st.out->name + "' at '" + p->consumer + "': '" +
+                                         p->consumer + "' is itself computed " +
+                                         (consumer.is_inlined() ? "inline" : "at another stage (not supported yet)"));
+    }
+  }
+
+  // compute_at: one consumer, later, the only reader; not for results; once per stage.
+  bool check_compute_at(const SchedCall& c, const SchedulePrimitive& p, const Stage& st) {
+    auto fail = [&](Span span, std::string message) {
+      log_.error(span, std::move(message));
+      return false;
+    };
+    if (p.kind == ScheduleKind::ComputeInline && st.computed_at())
+      return fail(c.prim_span, "cannot compute_inline '" + c.target + "': it is computed at '" +
+                                   st.computed_at()->consumer + "'");
+    if (p.kind != ScheduleKind::ComputeAt) return true;
+    if (st.is_result)
+      return fail(c.target_span, "cannot compute_at result '" + c.target + "': results are always stored whole");
+    if (st.computed_at())
+      return fail(c.prim_span, "stage '" + c.target + "' is already computed at '" + st.computed_at()->consumer + "'");
+    auto consumer = stage_index_.find(p.consumer);
+    if (consumer == stage_index_.end()) {
+      if (first_stage_.count(p.consumer)) return false;  // its own error explains it
+      return fail(p.consumer_span, "unknown stage '" + p.consumer + "' in compute_at");
+    }
+    if (p.consumer == c.target) return fail(p.consumer_span, "stage '" + c.target + "' cannot be computed at itself");
+    if (!reads(out_.stages[consumer->second], st.out))
+      return fail(p.consumer_span, "cannot compute '" + c.target + "' at '" + p.consumer + "', which does not read it");
+    for (const auto& other : out_.stages) {
+      if (!reads(other, st.out)) continue;
+      if (other.out->name != p.consumer)
+        return fail(p.consumer_span, "cannot compute '" + c.target + "' at '" + p.consumer + "': stage '" +
+                                         other.out->name + "' reads it too");
+    }
+    return true;
+  }
+
+  static bool reads(const Stage& reader, const Buffer& b) {
+    struct Reads : IRVisitor {
+      const BufferNode* b;
+      bool found = false;
+      void visit_Load(const Load* op) override {
+        found = found || op->buffer.get() == b;
+        IRVisitor::visit_Load(op);
+      }
+    } r;
+    r.b = b.get();
+    r.visit(reader.body);
+    return r.found;
   }
 
   LoopSchedule loop_schedule(const Stage& st) const {
@@ -448,7 +509,11 @@ class FuncChecker {
   bool check_inline(const SchedCall& c, const SchedulePrimitive& p, const Stage& st, const LoopSchedule& loops) {
     if (p.kind != ScheduleKind::ComputeInline) {
       if (!st.is_inlined()) return true;
-      log_.error(c.prim_span, "stage '" + c.target + "' is computed inline, so it has no loops to " + c.prim);
+      if (p.kind == ScheduleKind::ComputeAt)
+        log_.error(c.prim_span, "stage '" + c.target + "' is computed inline, so it cannot be computed at '" +
+                                    p.consumer + "'");
+      else
+        log_.error(c.prim_span, "stage '" + c.target + "' is computed inline, so it has no loops to " + c.prim);
       return false;
     }
     if (st.is_result) {
@@ -479,12 +544,13 @@ class FuncChecker {
   // The primitive `c` names, its target and its arguments checked; nullopt after an error.
   std::optional<SchedulePrimitive> primitive(const SchedCall& c) {
     static const std::set<std::string> kNotYet = {
-        "compute_at", "compute_root", "store_at",      "store_root", "cache_read", "cache_write",
+        "compute_root", "store_at",      "store_root", "cache_read", "cache_write",
         "storage_align", "fuse",      "bound",         "rfactor",    "prefetch",   "reorder_storage",
         "fold_storage",  "gpu_blocks", "gpu_threads"};
     std::optional<ScheduleKind> kind;
     for (ScheduleKind k : {ScheduleKind::Split, ScheduleKind::Tile, ScheduleKind::Reorder, ScheduleKind::Vectorize,
-                           ScheduleKind::Unroll, ScheduleKind::Parallel, ScheduleKind::ComputeInline})
+                           ScheduleKind::Unroll, ScheduleKind::Parallel, ScheduleKind::ComputeInline,
+                           ScheduleKind::ComputeAt})
       if (c.prim == schedule_kind_name(k)) kind = k;
     if (!kind && kNotYet.count(c.prim)) {
       log_.error(c.prim_span, "schedule primitive '" + c.prim + "' is not supported yet");
@@ -535,6 +601,10 @@ class FuncChecker {
       case ScheduleKind::ComputeInline:
         forms = {""};
         usage = "compute_inline expects no arguments";
+        break;
+      case ScheduleKind::ComputeAt:
+        forms = {"NN"};
+        usage = "compute_at expects a stage and one of its loops, e.g. compute_at(C, y)";
         break;
       case ScheduleKind::SetScope:
         break;
@@ -600,6 +670,11 @@ class FuncChecker {
           p.new_names.push_back(shorthand_inner_name(kind, name(0)));
           p.new_name_spans.push_back(c.prim_span);
         }
+        break;
+      case ScheduleKind::ComputeAt:
+        p.consumer = name(0);
+        p.consumer_span = span(0);
+        add_vars(1, 2);
         break;
       case ScheduleKind::ComputeInline:
       case ScheduleKind::SetScope:

@@ -404,6 +404,8 @@ struct Stage {
   std::vector<SchedulePrimitive> schedule;
   // Whether a compute_inline primitive says the stage is substituted into its readers.
   bool is_inlined() const;
+  // The compute_at primitive that places the stage in a loop of a later stage, or null.
+  const SchedulePrimitive* computed_at() const;
 };
 
 struct TensorFunc {

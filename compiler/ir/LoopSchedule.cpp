@@ -22,7 +22,9 @@ LoopSchedule::LoopSchedule(std::string stage, const std::vector<std::string>& in
 }
 
 std::optional<ScheduleError> LoopSchedule::apply(const SchedulePrimitive& p) {
-  if (p.kind == ScheduleKind::SetScope || p.kind == ScheduleKind::ComputeInline) return std::nullopt;
+  if (p.kind == ScheduleKind::SetScope || p.kind == ScheduleKind::ComputeInline ||
+      p.kind == ScheduleKind::ComputeAt)
+    return std::nullopt;
   LoopSchedule before = *this;
   auto error = apply_loop(p);
   if (error) {
@@ -88,7 +90,8 @@ std::optional<ScheduleError> LoopSchedule::apply_loop(const SchedulePrimitive& p
       return std::nullopt;
     }
     case ScheduleKind::SetScope:
-    case ScheduleKind::ComputeInline: break;
+    case ScheduleKind::ComputeInline:
+    case ScheduleKind::ComputeAt: break;
   }
   return std::nullopt;
 }
@@ -111,6 +114,12 @@ std::optional<size_t> LoopSchedule::find(const std::string& name, Span span,
   }
   error = ScheduleError{span, "stage " + quoted(stage_) + " has no loop " + quoted(name)};
   return std::nullopt;
+}
+
+std::optional<ScheduleError> LoopSchedule::check_loop(const std::string& name, Span span) const {
+  std::optional<ScheduleError> error;
+  find(name, span, error);
+  return error;
 }
 
 std::optional<ScheduleError> LoopSchedule::check_new_name(const std::string& name, Span span,

@@ -44,9 +44,13 @@ class LoopSchedule {
   LoopSchedule(std::string stage, const std::vector<std::string>& index_vars,
                std::set<std::string> reduction_vars = {}, std::set<std::string> taken = {});
 
-  // Applies one primitive. Loop primitives change the loops; set_scope and compute_inline
-  // change nothing here. On an error nothing changes.
+  // Applies one primitive. Loop primitives change the loops; set_scope, compute_inline and
+  // compute_at (which places this stage, not its loops) change nothing here. On an error
+  // nothing changes.
   std::optional<ScheduleError> apply(const SchedulePrimitive& p);
+
+  // nullopt if `name` is a loop now; else why not (unknown, split away, reduction axis).
+  std::optional<ScheduleError> check_loop(const std::string& name, Span span) const;
 
   const std::vector<LoopDim>& dims() const { return dims_; }        // innermost first
   const std::vector<LoopSplit>& splits() const { return splits_; }  // in the order applied

@@ -13,15 +13,16 @@
 namespace dspc {
 
 // X(enumerator, name in .dsp)
-#define DSPC_SCHEDULE_KINDS(X) \
-  X(SetScope, "set_scope")     \
-  X(Split, "split")            \
-  X(Tile, "tile")              \
-  X(Reorder, "reorder")        \
-  X(Vectorize, "vectorize")    \
-  X(Unroll, "unroll")          \
-  X(Parallel, "parallel")      \
-  X(ComputeInline, "compute_inline")
+#define DSPC_SCHEDULE_KINDS(X)       \
+  X(SetScope, "set_scope")           \
+  X(Split, "split")                  \
+  X(Tile, "tile")                    \
+  X(Reorder, "reorder")              \
+  X(Vectorize, "vectorize")          \
+  X(Unroll, "unroll")                \
+  X(Parallel, "parallel")            \
+  X(ComputeInline, "compute_inline") \
+  X(ComputeAt, "compute_at")
 
 enum class ScheduleKind : uint8_t {
 #define DSPC_SCHEDULE_ENUMERATOR(e, name) e,
@@ -45,6 +46,7 @@ const char* schedule_kind_name(ScheduleKind k);
 //   unroll         {v}               - , or {v_u} with F       - , or {F}
 //   parallel       {v}               -                         -
 //   compute_inline -                 -                         -
+//   compute_at     {v} (a loop of the consumer stage, named in `consumer`)
 struct SchedulePrimitive {
   ScheduleKind kind = ScheduleKind::SetScope;
   std::string stage;
@@ -57,6 +59,8 @@ struct SchedulePrimitive {
   std::vector<int64_t> factors;
   std::vector<Span> factor_spans;
   StorageScope scope = StorageScope::Global;
+  std::string consumer;  // compute_at: the stage in whose loop this one is computed
+  Span consumer_span;
 };
 
 // The name of the inner loop that `vectorize(v, F)` and `unroll(v, F)` split off: v_v, v_u.

@@ -14,9 +14,19 @@
 namespace dspc {
 
 // The values one pure index variable takes: min, min + 1, ..., min + extent - 1.
+// `min` is an i32 expression: a constant, or (for compute_at) one of the loops outside.
 struct LoopRange {
-  int64_t min = 0;
+  Expr min;
   int64_t extent = 0;
+  LoopRange(int64_t min, int64_t extent);
+  LoopRange(Expr min, int64_t extent) : min(std::move(min)), extent(extent) {}
+};
+
+// A stage computed inside a loop of the stage being built (compute_at): at the start of
+// each iteration of `loop`, the nest of `producer` over the region that iteration reads.
+struct ComputedAt {
+  const Stage* producer;
+  std::string loop;
 };
 
 // (0, shape[d]) for every dimension d of `stage`: the whole stage.
@@ -41,8 +51,16 @@ std::vector<LoopRange> full_ranges(const Stage& stage);
 //    with the axes' names, first axis outermost) and its update, all inside the innermost
 //    stage loop, around the store; the first reduction found is outermost.
 // Ignores compute_inline (schedule-ops substitutes inlined stages before calling this).
+//  - each `computed_at` producer's nest opens the body of its loop: built by this function
+//    over the region one iteration of that loop reads (per dimension, the union of the read
+//    indices by interval arithmetic, the loops inside that loop and the reduction axes
+//    ranging, the others fixed; its extent the largest over all iterations, found by
+//    enumerating the loops outside when they have constant bounds and are at most 2^20
+//    iterations; its min clamped so that the range stays inside the shape; the whole
+//    dimension where the rules stop). Its loops are named <producer>_<loop> (fresh among
+//    `used`), so that no loop shadows one around it.
 Stmt build_stage_loop_nest(const Stage& stage, const std::vector<LoopRange>& ranges,
-                           std::set<std::string>& used);
+                           std::set<std::string>& used, const std::vector<ComputedAt>& computed_at = {});
 
 // Replaces the Vars of `values` in `e` by their expressions, and gives each Reduce it meets
 // fresh axis Vars, so that each occurrence (a Reduce substituted twice, say) binds its own.

@@ -531,7 +531,8 @@ def misc_program():
 def schedule_program():
     p = Program("schedule", "Schedules never change results: split (E % F == 0, shift inwards, E < F), tile,\n"
                 "reorder, vectorize, unroll and parallel (with and without a factor), chained calls and\n"
-                "compute_inline, on extents 1, 3, 127 and 130, 2-D stages, reductions and a VTCM stage.\n"
+                "compute_inline and compute_at, on extents 1, 3, 127 and 130, 2-D stages, reductions and\n"
+                "VTCM stages.\n"
                 "The interpreter runs the unscheduled program.")
     ext = [1, 3, 127, 130]
     params = [(f"A{n}", "i16", [n]) for n in ext]
@@ -586,6 +587,17 @@ def schedule_program():
             "E[i] = V[i] * V[0]"],
            ["P.compute_inline()", "Q.compute_inline()", "C.split(x, xo, xi, 64).vectorize(xi)",
             "S.compute_inline()", "D.vectorize(i, 32)", "V.compute_inline()"])
+    p.func("compute_at", [("I", "u16", [127, 130]), ("A", "i32", [3, 130]), ("B", "u8", [1, 3])],
+           [("O", "u16", [127, 130]), ("C", "i32", [3, 130]), ("D", "u8", [1, 3])],
+           ["H[y: 127, x: 130] = I[y, clamp(x - 1, 0, 129)] + I[y, x] * 2 + I[y, clamp(x + 1, 0, 129)]",
+            "O[y, x] = H[clamp(y - 1, 0, 126), x] + H[y, x] + H[clamp(y + 1, 0, 126), 129 - x]",
+            "P[y: 3, x: 130] = A[y, x] * 7 - A[2 - y, x]",
+            "C[y, x] = sum(P[clamp(y + k - 1, 0, 2), clamp(x + j - 2, 0, 129)], k: 3, j: 5) + P[y, x]",
+            "T[y: 1, x: 3] = B[y, 2 - x] ^ 90",
+            "D[y, x] = T[y, x] + T[0, 2 - x]"],
+           ["H.compute_at(O, y).vectorize(x, 64)", "O.split(x, xo, xi, 64).vectorize(xi)",
+            'P.set_scope("local.vtcm").compute_at(C, xo)', "C.tile(x, y, xo, yo, xi, yi, 32, 2)",
+            "T.compute_at(D, x)"])
     return p
 
 

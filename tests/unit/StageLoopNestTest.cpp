@@ -32,7 +32,7 @@ TEST(StageLoopNest, WholeStageIsTheDefaultRange) {
   std::set<std::string> used = {"C", "A", "x", "y", "k", "xo", "xi"};
   const Stage& c = f.stages[0];
   ASSERT_EQ(full_ranges(c).size(), 2u);
-  EXPECT_EQ(full_ranges(c)[1].min, 0);
+  EXPECT_EQ(as_int(full_ranges(c)[1].min)->value, 0);
   EXPECT_EQ(full_ranges(c)[1].extent, 100);
   std::string text = print_stmt(build_stage_loop_nest(c, full_ranges(c), used));
   EXPECT_NE(
