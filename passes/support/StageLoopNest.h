@@ -50,15 +50,11 @@ std::vector<LoopRange> full_ranges(const Stage& stage);
 //    `used`, which gets the new names) with its init, its axes' serial loops (fresh Vars
 //    with the axes' names, first axis outermost) and its update, all inside the innermost
 //    stage loop, around the store; the first reduction found is outermost.
-// Ignores compute_inline (schedule-ops substitutes inlined stages before calling this).
 //  - each `computed_at` producer's nest opens the body of its loop: built by this function
-//    over the region one iteration of that loop reads (per dimension, the union of the read
-//    indices by interval arithmetic, the loops inside that loop and the reduction axes
-//    ranging, the others fixed; its extent the largest over all iterations, found by
-//    enumerating the loops outside when they have constant bounds and are at most 2^20
-//    iterations; its min clamped so that the range stays inside the shape; the whole
-//    dimension where the rules stop). Its loops are named <producer>_<loop> (fresh among
-//    `used`), so that no loop shadows one around it.
+//    over the region one iteration of that loop reads (compute_at_region, ComputeAtRegion.h),
+//    its loops named <producer>_<loop> (fresh among `used`) so that no loop shadows one
+//    around it. The producer itself must not be computed at another stage.
+// Ignores compute_inline (schedule-ops substitutes inlined stages before calling this).
 Stmt build_stage_loop_nest(const Stage& stage, const std::vector<LoopRange>& ranges,
                            std::set<std::string>& used, const std::vector<ComputedAt>& computed_at = {});
 
