@@ -1,13 +1,25 @@
 // schedule-ops
-//  1. Collect the names the function uses (buffers, index and reduction variables) so that
-//     accumulators get fresh ones, and the set of buffers each stage reads.
-//  2. Lower each stage: replace every Reduce, innermost first (post-order), by a load of a
-//     fresh one-element "local" accumulator; the accumulator's init and loop nest (with the
-//     update, and any reduction nested in its source lowered inside it) wrap what follows.
-//     Then wrap the store in the stage's loop nest, first index variable outermost.
-//  3. Place intermediate buffers: walk the stages with a stack of open allocations; open a
-//     stage's allocation right before its loop nest; after each stage, close the top
-//     allocation while no later stage reads its buffer; close the rest at the end.
+//  1. Collect the names the function uses (buffers, index, reduction and schedule variables)
+//     so that accumulators and inlined reduction axes get fresh ones.
+//  2. Inline: in source order, substitute each compute_inline stage into the later stages
+//     that read it (Inliner); inlined stages are not materialised. Then collect the set of
+//     buffers each remaining stage reads.
+//  3. A stage without a schedule gets the automatic one, when on (lower_auto): boundary
+//     partitioning into boxes (passes/support/Partition.h), each box's innermost loop
+//     vectorized at the HVX width, unroll-and-jam of one-reduction stages, byte dot products
+//     grouped by 4. A scheduled stage that vectorizes is partitioned the same way, each box
+//     built by build_stage_loop_nest. Otherwise:
+//     lower each remaining stage with build_stage_loop_nest (passes/support/StageLoopNest.h)
+//     over its whole shape: the loops its schedule gives (split, tile, reorder, kinds), the
+//     index variables substituted by their split expressions, each Reduce a "local"
+//     accumulator with its init, axes' loops and update inside the innermost stage loop.
+//     A compute_at stage has no nest of its own: its consumer's nest computes it inside the
+//     named loop, over the region each iteration reads.
+//  4. Place intermediate buffers: walk the stages with a stack of open allocations; open a
+//     stage's allocation right before its loop nest (for a compute_at stage, where its nest
+//     would be: its buffer keeps its whole shape, and its consumer, its only reader, comes
+//     later); after each stage, close the top allocation while no later stage reads its
+//     buffer; close the rest at the end.
 #include "passes/ScheduleOps.h"
 
 #include <algorithm>
@@ -17,28 +29,13 @@
 #include <string>
 #include <vector>
 
-#include "compiler/interp/Semantics.h"
 #include "compiler/ir/IRVisitor.h"
 #include "passes/support/Partition.h"
+#include "passes/support/StageLoopNest.h"
 
 namespace dspc {
 
 namespace {
-
-// A lowered reduction waiting to be wrapped around the code that uses its result.
-struct PendingReduction {
-  Buffer acc;
-  Stmt prelude;  // init; loop nest with the update
-  Span span;
-};
-
-// Each allocation brackets the init, the loops and everything after them, so nesting
-// mirrors the order the reductions were found in: the first one outermost.
-Stmt wrap_reductions(const std::vector<PendingReduction>& pending, Stmt body) {
-  for (auto it = pending.rbegin(); it != pending.rend(); ++it)
-    body = Allocate::make(it->acc, Seq::make({it->prelude, body}), it->span);
-  return body;
-}
 
 class NameCollector : public IRVisitor {
  public:
@@ -63,100 +60,37 @@ class ReadCollector : public IRVisitor {
   }
 };
 
-// Replaces variables by expressions.
-class Substitute : public IRMutator {
+// Substitutes inlined stages into their readers: a load P[e0, e1] of an inlined P becomes
+// P's body with P's index variables replaced by e0, e1, and P's reduction axes by fresh
+// variables with fresh names (one set per load, so no Var is bound twice and no printed loop
+// shadows another).
+class Inliner : public IRMutator {
  public:
-  explicit Substitute(std::map<const VarNode*, Expr> map) : map_(std::move(map)) {}
-  Expr mutate_Var(const Var* op, const Expr& self) override {
-    auto it = map_.find(op);
-    return it == map_.end() ? self : it->second;
+  explicit Inliner(std::set<std::string>& used) : used_(used) {}
+
+  // `stage` (its body already free of earlier inlined stages) is inlined from now on.
+  void add(const Stage& stage) { inlined_[stage.out.get()] = stage; }
+
+  Expr mutate_Load(const Load* op, const Expr& self) override {
+    Expr e = IRMutator::mutate_Load(op, self);
+    const Load* load = e.as<Load>();
+    auto it = inlined_.find(load->buffer.get());
+    if (it == inlined_.end()) return e;
+    const Stage& p = it->second;
+    std::map<const VarNode*, Expr> values;
+    for (size_t d = 0; d < p.index_vars.size(); ++d) values[p.index_vars[d].get()] = load->indices[d];
+    return substitute(p.body, values, &used_);
   }
 
  private:
-  std::map<const VarNode*, Expr> map_;
-};
-
-// A product of two bytes widened to 32 bits (a constant counts as a byte), the shape of a
-// u8/i8 dot product.
-bool is_byte_product(const Expr& e) {
-  const auto* m = e.as<Binary>();
-  if (!m || m->op != BinaryOp::Mul || m->dtype.bits != 32 || !m->dtype.is_integer()) return false;
-  auto byte = [](const Expr& x) {
-    if (x.as<IntImm>()) return true;
-    const auto* c = x.as<Cast>();
-    return c && c->value.dtype().is_integer() && c->value.dtype().bits == 8;
-  };
-  return byte(m->a) && byte(m->b);
-}
-
-// Replaces the Reduce nodes of one stage body by accumulator loads (see step 2).
-class ReductionLowering : public IRMutator {
- public:
-  // With group_dot_products, an integer sum of byte products over an innermost axis whose
-  // extent is a multiple of 4 adds four consecutive products per step (exact: wrapping
-  // addition is associative), the form of HVX's 4-way dot products (vrmpy).
-  ReductionLowering(std::string stage_name, std::set<std::string>& used, bool group_dot_products = false)
-      : stage_name_(std::move(stage_name)), used_(used), group_(group_dot_products) {}
-
-  // Lowers `body`, appending the reductions it needs to `out` in post-order.
-  Expr lower(const Expr& body, std::vector<PendingReduction>& out) {
-    out_ = &out;
-    return mutate(body);
-  }
-
-  Expr mutate_Reduce(const Reduce* op, const Expr&) override {
-    std::vector<PendingReduction> inner;
-    std::vector<PendingReduction>* outer = out_;
-    out_ = &inner;
-    Expr source = mutate(op->source);
-    out_ = outer;
-
-    Span s = op->span;
-    for (const auto& a : op->axes)
-      DSPC_CHECK(a.extent <= INT32_MAX, "reduction extent does not fit a loop bound");
-    Buffer acc = BufferNode::make(fresh_name(stage_name_ + "_" + reduce_op_name(op->op)), op->dtype, {1},
-                                  StorageScope::Local, s);
-    Expr acc_value = Load::make(acc, {make_i32(0)}, s);
-    std::vector<ReduceAxis> axes = op->axes;
-    const ReduceAxis& last = axes.back();
-    if (group_ && inner.empty() && op->op == ReduceOp::Sum && is_byte_product(source) && last.extent >= 4 &&
-        last.extent % 4 == 0) {
-      VarRef outer_var = VarNode::make(last.var->name + "_o", DataType::i32(), last.var->span);
-      Expr group;
-      for (int j = 0; j < 4; ++j) {
-        Expr k = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, var_expr(outer_var), make_i32(4)), make_i32(j));
-        Expr term = Substitute({{last.var.get(), k}}).mutate(source);
-        group = group ? Binary::make(BinaryOp::Add, group, term, s) : term;
-      }
-      source = group;
-      axes.back() = {outer_var, last.extent / 4};
-    }
-    Stmt loops = wrap_reductions(
-        inner,
-        Store::make(acc, {make_i32(0)}, Binary::make(reduce_combine_op(op->op), acc_value, source, s), s));
-    for (auto it = axes.rbegin(); it != axes.rend(); ++it)
-      loops = For::make(it->var, make_i32(0), make_i32(it->extent), ForKind::Serial, loops, s);
-    Stmt init = Store::make(acc, {make_i32(0)}, make_value(op->dtype, reduce_init(op->op, op->dtype), s), s);
-    out_->push_back({acc, Seq::make({init, loops}), s});
-    return acc_value;
-  }
-
- private:
-  std::string fresh_name(const std::string& base) {
-    std::string name = base;
-    for (int n = 1; used_.count(name); ++n) name = base + "_" + std::to_string(n);
-    used_.insert(name);
-    return name;
-  }
-
-  std::string stage_name_;
   std::set<std::string>& used_;
-  bool group_;
-  std::vector<PendingReduction>* out_ = nullptr;
+  std::map<const BufferNode*, Stage> inlined_;
 };
 
-// The automatic schedule's vector width: a full HVX vector of the narrowest type the stage
-// reads or writes.
+
+// ---------------------------------------------------------------- the automatic schedule
+
+// The vector width of a stage: a full vector of the narrowest type it reads or writes.
 int auto_lanes(const Stage& stage, const Target& target) {
   struct Narrowest : IRVisitor {
     int bytes;
@@ -182,6 +116,17 @@ int count_reductions(const Expr& e) {
   return c.n;
 }
 
+Stmt substitute_stmt(const Stmt& s, const VarNode* from, const Expr& to) {
+  struct Sub : IRMutator {
+    const VarNode* from;
+    Expr to;
+    Expr mutate_Var(const Var* op, const Expr& self) override { return op == from ? to : self; }
+  } sub;
+  sub.from = from;
+  sub.to = to;
+  return sub.mutate(s);
+}
+
 // Loop fusion of two independent statements of the same shape: loops with equal constant
 // bounds become one loop (b's variable renamed to a's), sequences fuse element by element,
 // anything else runs a then b.
@@ -192,7 +137,7 @@ Stmt fuse(const Stmt& a, const Stmt& b) {
   const IntImm *bmin = fb ? as_int(fb->min) : nullptr, *bext = fb ? as_int(fb->extent) : nullptr;
   if (amin && aext && bmin && bext && amin->value == bmin->value && aext->value == bext->value &&
       fa->for_kind == fb->for_kind) {
-    Stmt body_b = Substitute({{fb->var.get(), var_expr(fa->var)}}).mutate(fb->body);
+    Stmt body_b = substitute_stmt(fb->body, fb->var.get(), var_expr(fa->var));
     return For::make(fa->var, fa->min, fa->extent, fa->for_kind, fuse(fa->body, body_b), fa->span);
   }
   const auto* sa = a.as<Seq>();
@@ -205,10 +150,10 @@ Stmt fuse(const Stmt& a, const Stmt& b) {
   return Seq::make({a, b}, a->span);
 }
 
-// The automatic schedule's unroll-and-jam of a reduction: with one reduction in the body, the
-// stage computes kJam consecutive values of its second-innermost variable per iteration with
-// one fused reduction loop nest, so the vector loads that do not depend on that variable
-// (dense's rows of B; a stencil's shared rows) are loaded once for all of them.
+// Unroll-and-jam of a one-reduction stage: kJam consecutive values of its second-innermost
+// variable per iteration, with one fused reduction loop nest, so that vector loads that do
+// not depend on that variable (dense's rows of B; a stencil's shared rows) are made once.
+// (kJam = 4 measured worse on bench/: dense 309 against 230 packets per 128 outputs.)
 constexpr int64_t kJam = 2;
 
 bool can_jam(const Stage& stage, const Region& region, int lanes) {
@@ -217,25 +162,36 @@ bool can_jam(const Stage& stage, const Region& region, int lanes) {
          region[dims - 2].extent % kJam == 0 && count_reductions(stage.body) == 1;
 }
 
-// One loop nest over `region`, first index variable outermost. With lanes > 1 and an
-// innermost extent of at least `lanes`, the innermost loop is split into an outer loop and a
-// vectorized inner one of `lanes` iterations; when lanes does not divide the extent the last
-// vector is shifted inwards (it recomputes a few elements, which a pure stage allows).
-Stmt lower_region(const Stage& stage, const Region& region, int lanes, std::set<std::string>& used) {
-  Expr source = drop_decided_minmax(stage.body, stage, region);
+// The automatic schedule of one box: a loop nest over `region`, first index variable
+// outermost; with lanes > 1 and an innermost extent of at least `lanes`, the innermost loop is
+// split into an outer loop and a vectorized inner one of `lanes` iterations, the last vector
+// shifted inwards when lanes does not divide the extent (it recomputes a few elements, which
+// a pure stage allows). The stage's variables are fresh copies, so boxes bind their own.
+Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::set<std::string>& used) {
+  // Fresh index variables (same names), and through substitute fresh reduction axes.
+  std::vector<VarRef> vars;
+  std::map<const VarNode*, Expr> fresh;
+  for (const VarRef& v : stage.index_vars) {
+    vars.push_back(VarNode::make(v->name, v->dtype, v->span));
+    fresh[v.get()] = var_expr(vars.back());
+  }
+  Stage box = stage;
+  box.index_vars = vars;
+  box.body = substitute(stage.body, fresh);
+  Expr source = drop_decided_minmax(box.body, box, region);
+
   std::vector<Expr> indices;
-  for (const auto& v : stage.index_vars) indices.push_back(var_expr(v));
-  size_t inner = stage.index_vars.size() - 1;
-  bool jam = can_jam(stage, region, lanes);
+  for (const auto& v : vars) indices.push_back(var_expr(v));
+  size_t inner = vars.size() - 1;
+  bool jam = can_jam(box, region, lanes);
   VarRef jam_var;
   Stmt body;
   if (!jam) {
     std::vector<PendingReduction> pending;
-    ReductionLowering lowering(stage.out->name, used, lanes > 1);
-    Expr value = lowering.lower(source, pending);
+    Expr value = lower_reductions(source, stage.out->name, used, lanes > 1, pending);
     body = wrap_reductions(pending, Store::make(stage.out, indices, value, stage.span));
   } else {
-    const VarRef& v = stage.index_vars[inner - 1];
+    const VarRef& v = vars[inner - 1];
     jam_var = VarNode::make(v->name + "_o", DataType::i32(), v->span);
     std::vector<PendingReduction> accs;
     std::vector<Stmt> stores;
@@ -245,13 +201,13 @@ Stmt lower_region(const Stage& stage, const Region& region, int lanes, std::set<
                              Binary::make(BinaryOp::Add, make_i32(region[inner - 1].min),
                                           Binary::make(BinaryOp::Mul, var_expr(jam_var), make_i32(kJam))),
                              make_i32(j));
-      Substitute sub({{v.get(), vj}});
+      // One copy per j, each with its own reduction axes (fused below).
+      std::map<const VarNode*, Expr> at_j = {{v.get(), vj}};
       std::vector<PendingReduction> pending;
-      ReductionLowering lowering(stage.out->name, used, true);
-      Expr value = lowering.lower(sub.mutate(source), pending);
+      Expr value = lower_reductions(substitute(source, at_j), stage.out->name, used, true, pending);
       DSPC_CHECK(pending.size() == 1, "a jammed stage has one reduction");
       std::vector<Expr> idx;
-      for (const Expr& i : indices) idx.push_back(sub.mutate(i));
+      for (const Expr& i : indices) idx.push_back(substitute(i, at_j));
       stores.push_back(Store::make(stage.out, idx, value, stage.span));
       preludes = preludes ? fuse(preludes, pending[0].prelude) : pending[0].prelude;
       accs.push_back(pending[0]);
@@ -259,8 +215,8 @@ Stmt lower_region(const Stage& stage, const Region& region, int lanes, std::set<
     body = Seq::make({preludes, Seq::make(stores)});
     for (auto it = accs.rbegin(); it != accs.rend(); ++it) body = Allocate::make(it->acc, body, it->span);
   }
-  for (size_t i = stage.index_vars.size(); i-- > 0;) {
-    const VarRef& v = stage.index_vars[i];
+  for (size_t i = vars.size(); i-- > 0;) {
+    const VarRef& v = vars[i];
     int64_t lo = region[i].min, extent = region[i].extent;
     if (i == inner && lanes > 1 && extent >= lanes) {
       VarRef vo = VarNode::make(v->name + "_o", DataType::i32(), v->span);
@@ -282,54 +238,43 @@ Stmt lower_region(const Stage& stage, const Region& region, int lanes, std::set<
   return body;
 }
 
-// A copy of `stage` with fresh index and reduction variables (same names), so that a stage
-// lowered once per box binds each variable once.
-class FreshVars : public IRMutator {
- public:
-  Stage copy(const Stage& stage) {
-    Stage out = stage;
-    out.index_vars.clear();
-    for (const VarRef& v : stage.index_vars) out.index_vars.push_back(fresh(v));
-    out.body = mutate(stage.body);
-    return out;
-  }
-  Expr mutate_Var(const Var* op, const Expr& self) override {
-    auto it = map_.find(op);
-    return it == map_.end() ? self : var_expr(it->second);
-  }
-  Expr mutate_Reduce(const Reduce* op, const Expr&) override {
-    std::vector<ReduceAxis> axes;
-    for (const auto& a : op->axes) axes.push_back({fresh(a.var), a.extent});
-    return Reduce::make(op->op, mutate(op->source), axes, op->span);
-  }
-
- private:
-  VarRef fresh(const VarRef& v) {
-    VarRef f = VarNode::make(v->name, v->dtype, v->span);
-    map_[v.get()] = f;
-    return f;
-  }
-  std::map<const VarNode*, VarRef> map_;
-};
-
-Stmt lower_stage(const Stage& stage, std::set<std::string>& used, const LowerOptions& options) {
-  DSPC_CHECK(stage.index_vars.size() == stage.out->shape.size(), "one index variable per dimension");
-  // Loop bounds are i32; the frontend must reject larger extents.
-  for (int64_t e : stage.out->shape) DSPC_CHECK(e <= INT32_MAX, "stage extent does not fit a loop bound");
-  if (!options.auto_schedule) {
-    Region full;
-    for (int64_t e : stage.out->shape) full.push_back({0, e});
-    return lower_region(stage, full, 1, used);
-  }
-  int lanes = auto_lanes(stage, options.target);
-  std::vector<Stmt> parts;
-  std::vector<Region> regions = boundary_regions(stage);
-  for (size_t i = 0; i < regions.size(); ++i)
-    parts.push_back(lower_region(i == 0 ? stage : FreshVars().copy(stage), regions[i], lanes, used));
-  return Seq::make(parts);
+bool has_loop_schedule(const Stage& stage) {
+  for (const auto& p : stage.schedule)
+    if (p.kind != ScheduleKind::SetScope && p.kind != ScheduleKind::ComputeInline && p.kind != ScheduleKind::ComputeAt)
+      return true;
+  return false;
 }
 
-// An allocation still open while later stages are emitted into it (step 3).
+bool vectorizes(const Stage& stage) {
+  for (const auto& p : stage.schedule)
+    if (p.kind == ScheduleKind::Vectorize) return true;
+  return false;
+}
+
+// One stage's loops (step 3).
+Stmt lower_stage(const Stage& stage, std::set<std::string>& used, const LowerOptions& options,
+                 const std::vector<ComputedAt>& computed_at) {
+  if (!computed_at.empty() || (!has_loop_schedule(stage) && !options.auto_schedule))
+    return build_stage_loop_nest(stage, full_ranges(stage), used, computed_at);
+  std::vector<Stmt> boxes;
+  if (!has_loop_schedule(stage)) {
+    int lanes = auto_lanes(stage, options.target);
+    for (const Region& r : boundary_regions(stage)) boxes.push_back(lower_auto_box(stage, r, lanes, used));
+    return Seq::make(boxes);
+  }
+  if (!vectorizes(stage)) return build_stage_loop_nest(stage, full_ranges(stage), used, computed_at);
+  // A vectorized schedule: the same boxes, each built by the stage's own schedule.
+  for (const Region& r : boundary_regions(stage)) {
+    Stage box = stage;
+    box.body = drop_decided_minmax(stage.body, stage, r);
+    std::vector<LoopRange> ranges;
+    for (const DimRange& d : r) ranges.emplace_back(d.min, d.extent);
+    boxes.push_back(build_stage_loop_nest(box, ranges, used, {}, true));
+  }
+  return Seq::make(boxes);
+}
+
+// An allocation still open while later stages are emitted into it (step 4).
 struct OpenAllocation {
   Buffer buffer;  // null for the function body itself
   Span span;
@@ -354,11 +299,30 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
   NameCollector names(used);
   for (const auto& b : f.inputs) used.insert(b->name);
   for (const auto& b : f.outputs) used.insert(b->name);
-  std::vector<std::set<const BufferNode*>> reads;
   for (const auto& st : f.stages) {
+    DSPC_CHECK(st.index_vars.size() == st.out->shape.size(), "one index variable per dimension");
     used.insert(st.out->name);
     for (const auto& v : st.index_vars) used.insert(v->name);
+    for (const auto& p : st.schedule) {
+      used.insert(p.vars.begin(), p.vars.end());
+      used.insert(p.new_names.begin(), p.new_names.end());
+    }
     names.visit(st.body);
+  }
+  // Inlined stages first (step 2): the stages that remain, and what each reads after it.
+  std::vector<Stage> stages;
+  Inliner inliner(used);
+  for (const auto& st : f.stages) {
+    Stage lowered = st;
+    lowered.body = inliner.mutate(st.body);
+    if (st.is_inlined()) {
+      inliner.add(lowered);
+      continue;
+    }
+    stages.push_back(std::move(lowered));
+  }
+  std::vector<std::set<const BufferNode*>> reads;
+  for (const auto& st : stages) {
     ReadCollector rc;
     rc.visit(st.body);
     reads.push_back(std::move(rc.reads));
@@ -375,10 +339,16 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
     open.pop_back();
     open.back().stmts.push_back(Allocate::make(top.buffer, seq_or_nop(top.stmts), top.span));
   };
-  for (size_t s = 0; s < f.stages.size(); ++s) {
-    const Stage& stage = f.stages[s];
+  // compute_at producers, by consumer: their nests go inside the consumer's loops (step 3).
+  std::map<std::string, std::vector<ComputedAt>> computed_at;
+  for (const auto& stage : stages)
+    if (const SchedulePrimitive* p = stage.computed_at())
+      computed_at[p->consumer].push_back({&stage, p->vars.at(0)});
+  for (size_t s = 0; s < stages.size(); ++s) {
+    const Stage& stage = stages[s];
     if (!is_param(f, stage.out)) open.push_back({stage.out, stage.span, {}});
-    open.back().stmts.push_back(lower_stage(stage, used, options));
+    if (!stage.computed_at())
+      open.back().stmts.push_back(lower_stage(stage, used, options, computed_at[stage.out->name]));
     while (open.size() > 1 && !read_after(open.back().buffer, s)) close_top();
   }
   while (open.size() > 1) close_top();

@@ -1,18 +1,21 @@
 // The .dsp frontend: parse_dsp (grammar in DESIGN.md "The input language").
 //
 // 1. Lex the whole file (bad bytes become Error tokens, reported where the parser meets them).
-// 2. Per `func`, syntax: signature, each stage's index list and body (as an Ast), schedule.
-//    A syntax error in a stage skips to the next stage; one in the signature skips the func.
-// 3. Per `func`, meaning: parameters, then the schedule (scopes must be known before the
-//    stage buffers are made), then each stage in order: name, index extents, body typed by
-//    the Elaborator, every tensor read checked against its extents by interval arithmetic
+// 2. Per `func`, syntax: signature, each stage's index list and body (as an Ast), schedule
+//    (one call per primitive, chains split). A syntax error in a stage skips to the next
+//    stage; one in the signature skips the func.
+// 3. Per `func`, meaning: parameters, then the set_scope calls (scopes must be known before
+//    the stage buffers are made), then each stage in order: name, index extents, body typed
+//    by the Elaborator, every tensor read checked against its extents by interval arithmetic
 //    (IndexBounds.h), then the stage's size in bytes, which needs the body's dtype.
 //    A stage whose check failed is "poisoned": reading it fails quietly, so one mistake
-//    gives one error.
+//    gives one error. Then the other primitives, which need the stages' loops
+//    (DspSchedule.h); every primitive ends up on its stage, in source order.
 // 4. Errors of a func are reported in source order.
 #include <map>
 #include <set>
 
+#include "compiler/frontend/DspSchedule.h"
 #include "compiler/frontend/IndexBounds.h"
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/ParserCommon.h"
@@ -50,12 +53,6 @@ struct StageDecl {
   std::vector<IndexDecl> indices;
   AstPtr body;
   bool ok = false;  // false after a syntax error
-};
-
-struct SchedCall {
-  std::string target, prim;
-  Span target_span, prim_span, lparen_span;
-  std::vector<Token> args;
 };
 
 struct FuncDecl {
@@ -192,24 +189,30 @@ class DspSyntax {
       if (ts_.accept(Tok::Semi)) continue;
       size_t start = ts_.pos();
       try {
-        SchedCall c;
         const Token& target = ts_.expect(Tok::Ident, "stage name or '}'");
         ts_.expect(Tok::Dot);
-        const Token& prim = ts_.expect(Tok::Ident, "schedule primitive");
-        c.target = target.text;
-        c.target_span = target.span;
-        c.prim = prim.text;
-        c.prim_span = prim.span;
-        c.lparen_span = ts_.expect(Tok::LParen).span;
-        if (!ts_.at(Tok::RParen)) {
-          do {
-            Tok k = ts_.peek().kind;
-            if (k != Tok::String && k != Tok::Int && k != Tok::Ident) ts_.fail_expected("argument");
-            c.args.push_back(ts_.next());
-          } while (ts_.accept(Tok::Comma));
-        }
-        ts_.expect(Tok::RParen);
-        f.schedule.push_back(std::move(c));
+        do {
+          SchedCall c;
+          const Token& prim = ts_.expect(Tok::Ident, "schedule primitive");
+          c.target = target.text;
+          c.target_span = target.span;
+          c.prim = prim.text;
+          c.prim_span = prim.span;
+          c.lparen_span = ts_.expect(Tok::LParen).span;
+          if (!ts_.at(Tok::RParen)) {
+            do {
+              SchedArg a;
+              a.negative = ts_.at(Tok::Minus) && ts_.peek(1).kind == Tok::Int;
+              if (a.negative) ts_.next();
+              Tok k = ts_.peek().kind;
+              if (k != Tok::String && k != Tok::Int && k != Tok::Ident) ts_.fail_expected("argument");
+              a.tok = ts_.next();
+              c.args.push_back(std::move(a));
+            } while (ts_.accept(Tok::Comma));
+          }
+          ts_.expect(Tok::RParen);
+          f.schedule.push_back(std::move(c));
+        } while (ts_.accept(Tok::Dot));
       } catch (const Abort&) {
         skip(start, Tok::Dot);
       }
@@ -279,11 +282,23 @@ class FuncChecker {
     for (const auto& p : f_.outputs) param(p, ParamKind::Output);
     for (size_t i = 0; i < f_.stages.size(); ++i)
       if (!f_.stages[i].name.empty()) first_stage_.emplace(f_.stages[i].name, i);
-    for (const auto& c : f_.schedule) schedule(c);
+    for (size_t n = 0; n < f_.schedule.size(); ++n)
+      if (f_.schedule[n].prim == "set_scope" && set_scope(f_.schedule[n])) scope_calls_.insert(n);
     for (size_t i = 0; i < f_.stages.size(); ++i) {
       if (log_.total() >= kMaxErrors) return std::nullopt;
       stage(i);
     }
+    ScheduleScope scope;
+    for (const auto& [name, kind] : kinds_) {
+      scope.tensors.insert(name);
+      if (kind == ParamKind::Input) scope.inputs.insert(name);
+    }
+    for (const auto& [name, index] : first_stage_) {
+      scope.tensors.insert(name);
+      scope.stage_names.insert(name);
+    }
+    scope.stage_index = stage_index_;
+    check_schedule(f_.schedule, scope_calls_, scope, out_.stages, log_);
     for (const auto& p : f_.outputs)
       if (!f_.truncated && !computed_.count(p.name) && !poisoned_.count(p.name) && outputs_.count(p.name))
         log_.error(p.span, "result '" + p.name + "' is not computed by any stage");
@@ -350,23 +365,26 @@ class FuncChecker {
     (kind == ParamKind::Input ? out_.inputs : out_.outputs).push_back(b);
   }
 
-  void schedule(const SchedCall& c) {
-    if (c.prim != "set_scope") return log_.error(c.prim_span, "unknown schedule primitive '" + c.prim + "'");
+  // Checks a set_scope call and records its scope; false after an error.
+  bool set_scope(const SchedCall& c) {
+    auto error = [&](Span span, std::string message) {
+      log_.error(span, std::move(message));
+      return false;
+    };
     if (auto k = kinds_.find(c.target); k != kinds_.end())
-      return log_.error(c.target_span, std::string("cannot set the scope of ") +
-                                           (k->second == ParamKind::Input ? "parameter '" : "result '") +
-                                           c.target + "'");
-    if (!first_stage_.count(c.target))
-      return log_.error(c.target_span, "unknown stage '" + c.target + "' in schedule");
-    if (c.args.size() != 1 || c.args[0].kind != Tok::String)
-      return log_.error(c.args.empty() ? c.lparen_span : c.args[0].span,
-                        "set_scope expects one string argument, e.g. set_scope(\"local.vtcm\")");
-    const std::string& s = c.args[0].text;
+      return error(c.target_span, std::string("cannot set the scope of ") +
+                                      (k->second == ParamKind::Input ? "parameter '" : "result '") + c.target +
+                                      "'");
+    if (!first_stage_.count(c.target)) return error(c.target_span, "unknown stage '" + c.target + "' in schedule");
+    if (c.args.size() != 1 || c.args[0].tok.kind != Tok::String || c.args[0].negative)
+      return error(c.args.empty() ? c.lparen_span : c.args[0].tok.span,
+                   "set_scope expects one string argument, e.g. set_scope(\"local.vtcm\")");
+    const std::string& s = c.args[0].tok.text;
     auto scope = parse_storage_scope(s);
     if (!scope || !is_schedulable_scope(*scope))
-      return log_.error(c.args[0].span,
-                        "unknown scope '" + s + "' (expected " + schedulable_scope_names() + ")");
+      return error(c.args[0].tok.span, "unknown scope '" + s + "' (expected " + schedulable_scope_names() + ")");
     scopes_[c.target] = *scope;
+    return true;
   }
 
   void stage(size_t i) {
@@ -448,6 +466,7 @@ class FuncChecker {
     st.body = body;
     st.is_result = is_result;
     st.span = s.span;
+    stage_index_[s.name] = out_.stages.size();
     out_.stages.push_back(std::move(st));
     computed_[s.name] = out;
   }
@@ -461,6 +480,8 @@ class FuncChecker {
   std::set<std::string> defined_;   // stage names seen so far
   std::map<std::string, size_t> first_stage_;
   std::map<std::string, StorageScope> scopes_;
+  std::set<size_t> scope_calls_;                 // the set_scope calls that passed their checks
+  std::map<std::string, size_t> stage_index_;   // checked stages, by name, in out_.stages
 };
 
 VarRef StageElaborator::find_var(const std::string& name, Span span) {

@@ -127,6 +127,18 @@ const char* for_kind_name(ForKind k) {
   return "?";
 }
 
+bool Stage::is_inlined() const {
+  for (const auto& p : schedule)
+    if (p.kind == ScheduleKind::ComputeInline) return true;
+  return false;
+}
+
+const SchedulePrimitive* Stage::computed_at() const {
+  for (const auto& p : schedule)
+    if (p.kind == ScheduleKind::ComputeAt) return &p;
+  return nullptr;
+}
+
 int64_t BufferNode::num_elements() const {
   int64_t n = 1;
   for (int64_t e : shape) n *= e;

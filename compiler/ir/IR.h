@@ -16,6 +16,7 @@
 
 #include "compiler/ir/Check.h"
 #include "compiler/ir/DataType.h"
+#include "compiler/ir/Schedule.h"
 #include "compiler/ir/SourceLocation.h"
 #include "compiler/ir/StorageScope.h"
 
@@ -398,6 +399,13 @@ struct Stage {
   Expr body;   // may contain Reduce; reads params and earlier stages through Load
   bool is_result = false;
   Span span;
+  // The schedule block's primitives for this stage, in source order (set_scope included; its
+  // scope is also out->scope). LoopSchedule.h reads the loop primitives.
+  std::vector<SchedulePrimitive> schedule;
+  // Whether a compute_inline primitive says the stage is substituted into its readers.
+  bool is_inlined() const;
+  // The compute_at primitive that places the stage in a loop of a later stage, or null.
+  const SchedulePrimitive* computed_at() const;
 };
 
 struct TensorFunc {

@@ -528,6 +528,79 @@ def misc_program():
     return p
 
 
+def schedule_program():
+    p = Program("schedule", "Schedules never change results: split (E % F == 0, shift inwards, E < F), tile,\n"
+                "reorder, vectorize, unroll and parallel (with and without a factor), chained calls and\n"
+                "compute_inline and compute_at, on extents 1, 3, 127 and 130, 2-D stages, reductions and\n"
+                "VTCM stages.\n"
+                "The interpreter runs the unscheduled program.")
+    ext = [1, 3, 127, 130]
+    params = [(f"A{n}", "i16", [n]) for n in ext]
+    results = [(f"C{n}", "i16", [n]) for n in ext]
+    body = [f"T{n}[x: {n}] = A{n}[x] * 3 + A{n}[{n - 1} - x]" for n in ext]
+    body += [f"C{n}[x] = T{n}[{n - 1} - x] - i16(x)" for n in ext]
+    p.func("split_1d", params, results, body,
+           ["T1.split(x, xo, xi, 1)", "C1.split(x, xo, xi, 4)",
+            "T3.split(x, xo, xi, 2)", "C3.split(x, xo, xi, 3)",
+            "T127.split(x, xo, xi, 128)", "C127.split(x, xo, xi, 16).split(xi, xio, xii, 5)",
+            "T130.split(x, xo, xi, 13)", "C130.split(x, x, xi, 64)"])
+    p.func("vectorize_unroll", params, results, body,
+           ["T1.vectorize(x)", "C1.unroll(x, 4)",
+            "T3.vectorize(x, 128)", "C3.unroll(x)",
+            "T127.vectorize(x, 32)", "C127.unroll(x, 4).vectorize(x_u)",
+            "T130.vectorize(x, 128)", "C130.split(x, xo, xi, 64).vectorize(xi, 16).unroll(xo)"])
+    p.func("tile_2d", [("A", "u8", [127, 130])], [("C", "u8", [127, 130]), ("D", "u8", [127, 130])],
+           ["T[y: 127, x: 130] = A[y, x] ^ A[126 - y, 129 - x]",
+            "C[y, x] = T[y, x] + u8(x) - u8(y)",
+            "D[y, x] = T[126 - y, x] >> 1"],
+           ["T.tile(x, y, xo, yo, xi, yi, 32, 8).vectorize(xi)",
+            "C.tile(x, y, xi, yi, 128, 3).parallel(y)",
+            "D.tile(x, y, xo, yo, xi, yi, 130, 127).unroll(yi, 2)"])
+    p.func("reorder_2d", [("A", "i32", [3, 130]), ("B", "i32", [127, 1])],
+           [("C", "i32", [3, 130]), ("D", "i32", [127, 1]), ("E", "i32", [1, 127])],
+           ["C[y, x] = A[y, x] * (x + 1) - A[2 - y, 129 - x]",
+            "D[y, x] = B[y, x] + y",
+            "E[y, x] = B[x, y] * D[126 - x, 0]"],
+           ["C.reorder(y, x).split(x, xo, xi, 8).reorder(xi, xo, y)",
+            "D.reorder(y, x).vectorize(y, 64)",
+            "E.split(x, xo, xi, 4).reorder(xo, y, xi).parallel(xi)"])
+    p.func("reduction", [("A", "u8", [130, 3]), ("B", "u8", [3, 127])],
+           [("C", "u32", [130, 127]), ("M", "u8", [130])],
+           ["C[m, n] = sum(u32(A[m, k]) * u32(B[k, n]), k: 3) + u32(n)",
+            "M[m] = max(A[m, k], k: 3) - min(B[k, m % 127], k: 3)"],
+           ["C.split(n, no, ni, 32).vectorize(ni).reorder(m, no).unroll(m, 2)",
+            "M.vectorize(m, 64)"])
+    p.func("vtcm", [("A", "i8", [130]), ("B", "i8", [3, 127])], [("C", "i8", [130]), ("D", "i8", [3, 127])],
+           ["T[x: 130] = A[x] + A[129 - x]", "U[y: 3, x: 127] = B[y, x] * 5",
+            "C[x] = T[129 - x] ^ T[x]", "D[y, x] = U[2 - y, 126 - x] - U[y, x]"],
+           ['T.set_scope("local.vtcm").split(x, xo, xi, 64).vectorize(xi)',
+            'U.set_scope("local.vtcm").tile(x, y, xo, yo, xi, yi, 128, 2)',
+            "C.vectorize(x, 128)", "D.reorder(y, x)"])
+    p.func("inline", [("A", "i16", [3, 130]), ("B", "u8", [127])],
+           [("C", "i16", [3, 130]), ("D", "u32", [127]), ("E", "u8", [1])],
+           ["P[y: 3, x: 130] = A[y, x] * 2 + A[2 - y, 129 - x]",
+            "Q[y: 3, x: 130] = P[y, x] - P[2 - y, x]",
+            "C[y, x] = Q[y, x] + P[y, 129 - x]",
+            "S[i: 127] = sum(u32(B[clamp(i + k - 1, 0, 126)]), k: 3)",
+            "D[i] = S[i] * S[126 - i] + sum(S[k], k: 3)",
+            "V[i: 1] = B[i] + B[126]",
+            "E[i] = V[i] * V[0]"],
+           ["P.compute_inline()", "Q.compute_inline()", "C.split(x, xo, xi, 64).vectorize(xi)",
+            "S.compute_inline()", "D.vectorize(i, 32)", "V.compute_inline()"])
+    p.func("compute_at", [("I", "u16", [127, 130]), ("A", "i32", [3, 130]), ("B", "u8", [1, 3])],
+           [("O", "u16", [127, 130]), ("C", "i32", [3, 130]), ("D", "u8", [1, 3])],
+           ["H[y: 127, x: 130] = I[y, clamp(x - 1, 0, 129)] + I[y, x] * 2 + I[y, clamp(x + 1, 0, 129)]",
+            "O[y, x] = H[clamp(y - 1, 0, 126), x] + H[y, x] + H[clamp(y + 1, 0, 126), 129 - x]",
+            "P[y: 3, x: 130] = A[y, x] * 7 - A[2 - y, x]",
+            "C[y, x] = sum(P[clamp(y + k - 1, 0, 2), clamp(x + j - 2, 0, 129)], k: 3, j: 5) + P[y, x]",
+            "T[y: 1, x: 3] = B[y, 2 - x] ^ 90",
+            "D[y, x] = T[y, x] + T[0, 2 - x]"],
+           ["H.compute_at(O, y).vectorize(x, 64)", "O.split(x, xo, xi, 64).vectorize(xi)",
+            'P.set_scope("local.vtcm").compute_at(C, xo)', "C.tile(x, y, xo, yo, xi, yi, 32, 2)",
+            "T.compute_at(D, x)"])
+    return p
+
+
 def programs():
     """Most groups are split into one file per function, so that each test compiles only the
     function it runs; access, vtcm and reduce keep several functions per file (run with --func)."""
@@ -537,6 +610,7 @@ def programs():
     ps += [literals_min_program(), literals_cast_program(), unsigned_negabs_program(), bools_program(),
            reduce_program(), reduce_nested_program(), access_program(), vtcm_program(), workspace_program(),
            misc_program()]
+    ps += schedule_program().split()  # last: the seeds of the programs above stay as they were
     # A few programs also run for the oldest Hexagon version, and are compiled and linked for
     # the newest ones (qemu-hexagon -cpu v67 cannot decode all v69/v73 instructions).
     others = {"float_f32_arith", "float_f32_edge", "float_f64_arith", "int_i16_shift", "int_i32_divmod",

@@ -9,6 +9,7 @@
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/ParserCommon.h"
+#include "compiler/ir/LoopSchedule.h"
 #include "compiler/ir/Printer.h"
 
 namespace dspc {
@@ -187,6 +188,71 @@ TEST(DspParser, SemicolonsScopesAndAliases) {
   EXPECT_EQ(f.stages[1].out->scope, StorageScope::Global);
   EXPECT_EQ(f.stages[0].out->shape, (std::vector<int64_t>{4, 8}));
   EXPECT_TRUE(f.stages[2].is_result);  // extents equal to the signature are allowed
+}
+
+// Every primitive is kept on its stage, in source order, with its arguments normalised by
+// kind and each argument's location; chained calls are separate primitives.
+TEST(DspParser, ScheduleIsDataOnEachStageInSourceOrder) {
+  TensorFunc f = parse_one(
+      "func f(A: u8[64, 300]) -> (C: u8[64, 300]) {\n"
+      "  T[y: 64, x: 300] = A[y, x]\n"
+      "  P[y: 64, x: 300] = T[y, x] + 1\n"
+      "  C[y, x] = P[y, x]\n"
+      "  schedule {\n"
+      "    T.set_scope(\"local.vtcm\").split(x, xo, xi, 128).vectorize(xi)\n"
+      "    C.tile(x, y, xo, yo, xi, yi, 32, 8).reorder(yi, xi)\n"
+      "    T.unroll(y, 4)\n"
+      "    P.compute_inline()\n"
+      "  }\n"
+      "}\n");
+  ASSERT_EQ(f.stages.size(), 3u);
+  const auto& t = f.stages[0].schedule;
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t[0].kind, ScheduleKind::SetScope);
+  EXPECT_EQ(t[0].scope, StorageScope::Vtcm);
+  EXPECT_EQ(t[1].kind, ScheduleKind::Split);
+  EXPECT_EQ(t[1].stage, "T");
+  EXPECT_EQ(t[1].vars, (std::vector<std::string>{"x"}));
+  EXPECT_EQ(t[1].new_names, (std::vector<std::string>{"xo", "xi"}));
+  EXPECT_EQ(t[1].factors, (std::vector<int64_t>{128}));
+  EXPECT_EQ(t[1].span.line, 6u);
+  EXPECT_EQ(t[1].span.col, 31u);
+  EXPECT_EQ(t[1].factor_spans[0].col, 48u);
+  EXPECT_EQ(t[2].kind, ScheduleKind::Vectorize);
+  EXPECT_EQ(t[2].vars, (std::vector<std::string>{"xi"}));
+  EXPECT_TRUE(t[2].new_names.empty());
+  EXPECT_EQ(t[3].kind, ScheduleKind::Unroll);
+  EXPECT_EQ(t[3].new_names, (std::vector<std::string>{"y_u"}));
+  EXPECT_EQ(t[3].factors, (std::vector<int64_t>{4}));
+  ASSERT_EQ(f.stages[1].schedule.size(), 1u);
+  EXPECT_EQ(f.stages[1].schedule[0].kind, ScheduleKind::ComputeInline);
+  EXPECT_TRUE(f.stages[1].is_inlined());
+  const auto& c = f.stages[2].schedule;
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].kind, ScheduleKind::Tile);
+  EXPECT_EQ(c[0].vars, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(c[0].new_names, (std::vector<std::string>{"xo", "yo", "xi", "yi"}));
+  EXPECT_EQ(c[0].factors, (std::vector<int64_t>{32, 8}));
+  EXPECT_EQ(c[1].kind, ScheduleKind::Reorder);
+  EXPECT_EQ(c[1].vars, (std::vector<std::string>{"yi", "xi"}));
+}
+
+// The loops a schedule gives, innermost first, with the split records that define them.
+TEST(DspParser, LoopScheduleFollowsHalide) {
+  TensorFunc f = parse_one(
+      "func f(A: u8[64, 300]) -> (C: u8[64, 300]) {\n"
+      "  C[y, x] = A[y, x]\n"
+      "  schedule { C.tile(x, y, xo, yo, xi, yi, 32, 8).reorder(yi, xi).vectorize(yi, 4) }\n"
+      "}\n");
+  LoopSchedule s = loop_schedule_of(f.stages[0]);
+  std::string dims;
+  for (const auto& d : s.dims()) dims += d.name + ":" + for_kind_name(d.kind) + " ";
+  EXPECT_EQ(dims, "yi_v:vectorized yi:range xi:range xo:range yo:range ");
+  ASSERT_EQ(s.splits().size(), 3u);
+  EXPECT_EQ(s.splits()[2].old_var, "yi");
+  EXPECT_EQ(s.splits()[2].outer, "yi");
+  EXPECT_EQ(s.splits()[2].inner, "yi_v");
+  EXPECT_EQ(s.splits()[2].factor, 4);
 }
 
 // ---------------------------------------------------------------- typing
@@ -392,8 +458,8 @@ const DiagCase kDiagCases[] = {
      "func f(A: i8[4]) -> (C: i8[4]) {\n  T[i: 4] = A[i]\n  C[i] = T[i]\n  schedule { T.set_scope() }\n}",
      "4:25: error: set_scope expects one string argument, e.g. set_scope(\"local.vtcm\")"},
     {"unknown_primitive",
-     "func f(A: i8[4]) -> (C: i8[4]) {\n  T[i: 4] = A[i]\n  C[i] = T[i]\n  schedule { T.tile(2) }\n}",
-     "4:16: error: unknown schedule primitive 'tile'"},
+     "func f(A: i8[4]) -> (C: i8[4]) {\n  T[i: 4] = A[i]\n  C[i] = T[i]\n  schedule { T.tilt(2) }\n}",
+     "4:16: error: unknown schedule primitive 'tilt'"},
     {"unknown_schedule_stage",
      "func f(A: i8[4]) -> (C: i8[4]) {\n  C[i] = A[i]\n  schedule { X.set_scope(\"global\") }\n}",
      "3:14: error: unknown stage 'X' in schedule"},

@@ -1,0 +1,337 @@
+// The .dsp schedule checks (DspSchedule.h). Loop primitives are applied to a LoopSchedule per
+// stage, which reports their errors; compute_inline and compute_at are checked here against
+// the stages and each other.
+#include "compiler/frontend/DspSchedule.h"
+
+#include <algorithm>
+
+#include "compiler/ir/IRVisitor.h"
+#include "compiler/ir/LoopSchedule.h"
+
+namespace dspc::frontend {
+
+namespace {
+
+class ScheduleChecker {
+ public:
+  ScheduleChecker(const std::vector<SchedCall>& calls, const std::set<size_t>& scope_calls,
+                  const ScheduleScope& scope, std::vector<Stage>& stages, ErrorLog& log)
+      : calls_(calls), scope_calls_(scope_calls), scope_(scope), stages_(stages), log_(log) {}
+
+  // The other primitives need the stages' variables: they are checked after the stages, in
+  // source order, and every primitive is attached to its stage. After an error in one stage's
+  // schedule, its later primitives are not checked (one mistake, one error).
+  void run() {
+    std::map<std::string, LoopSchedule> loops;
+    std::set<std::string> failed;
+    for (size_t n = 0; n < calls_.size(); ++n) {
+      const SchedCall& c = calls_[n];
+      auto at = scope_.stage_index.find(c.target);
+      if (c.prim == "set_scope") {
+        if (scope_calls_.count(n) && at != scope_.stage_index.end()) {
+          SchedulePrimitive p = primitive_head(c, ScheduleKind::SetScope);
+          p.scope = *parse_storage_scope(c.args[0].tok.text);  // set_scope checked it
+          stages_[at->second].schedule.push_back(std::move(p));
+        }
+        continue;
+      }
+      std::optional<SchedulePrimitive> p = primitive(c);
+      if (!p) {
+        failed.insert(c.target);
+        continue;
+      }
+      if (at == scope_.stage_index.end() || failed.count(c.target)) continue;
+      Stage& st = stages_[at->second];
+      auto it = loops.find(c.target);
+      if (it == loops.end()) it = loops.emplace(c.target, loop_schedule(st)).first;
+      if (!check_inline(c, *p, st, it->second) || !check_compute_at(c, *p, st)) {
+        failed.insert(c.target);
+        continue;
+      }
+      if (auto e = it->second.apply(*p)) {
+        log_.error(e->span, e->message);
+        failed.insert(c.target);
+        continue;
+      }
+      st.schedule.push_back(std::move(*p));
+    }
+    // A compute_at names a loop of its consumer's final schedule, whatever the order.
+    for (const auto& st : stages_) {
+      const SchedulePrimitive* p = st.computed_at();
+      if (!p || failed.count(st.out->name) || failed.count(p->consumer)) continue;
+      const Stage& consumer = stages_[scope_.stage_index.at(p->consumer)];
+      auto it = loops.find(p->consumer);
+      if (it == loops.end()) it = loops.emplace(p->consumer, loop_schedule(consumer)).first;
+      if (auto e = it->second.check_loop(p->vars[0], p->var_spans[0])) {
+        log_.error(e->span, e->message);
+        continue;
+      }
+      if (consumer.is_inlined() || consumer.computed_at())
+        log_.error(p->consumer_span,
+                   "cannot compute '" + st.out->name + "' at '" + p->consumer + "': '" + p->consumer +
+                       "' is itself computed " +
+                       (consumer.is_inlined() ? "inline" : "at another stage (not supported yet)"));
+    }
+  }
+
+  // compute_at: one consumer, later, the only reader; not for results; once per stage.
+  bool check_compute_at(const SchedCall& c, const SchedulePrimitive& p, const Stage& st) {
+    auto fail = [&](Span span, std::string message) {
+      log_.error(span, std::move(message));
+      return false;
+    };
+    if (p.kind == ScheduleKind::ComputeInline && st.computed_at())
+      return fail(c.prim_span, "cannot compute_inline '" + c.target + "': it is computed at '" +
+                                   st.computed_at()->consumer + "'");
+    if (p.kind != ScheduleKind::ComputeAt) return true;
+    if (st.is_result)
+      return fail(c.target_span,
+                  "cannot compute_at result '" + c.target + "': results are always stored whole");
+    if (st.computed_at())
+      return fail(c.prim_span,
+                  "stage '" + c.target + "' is already computed at '" + st.computed_at()->consumer + "'");
+    auto consumer = scope_.stage_index.find(p.consumer);
+    if (consumer == scope_.stage_index.end()) {
+      if (scope_.stage_names.count(p.consumer)) return false;  // its own error explains it
+      return fail(p.consumer_span, "unknown stage '" + p.consumer + "' in compute_at");
+    }
+    if (p.consumer == c.target)
+      return fail(p.consumer_span, "stage '" + c.target + "' cannot be computed at itself");
+    if (!reads(stages_[consumer->second], st.out))
+      return fail(p.consumer_span,
+                  "cannot compute '" + c.target + "' at '" + p.consumer + "', which does not read it");
+    for (const auto& other : stages_) {
+      if (!reads(other, st.out)) continue;
+      if (other.out->name != p.consumer)
+        return fail(p.consumer_span, "cannot compute '" + c.target + "' at '" + p.consumer + "': stage '" +
+                                         other.out->name + "' reads it too");
+    }
+    return true;
+  }
+
+  static bool reads(const Stage& reader, const Buffer& b) {
+    struct Reads : IRVisitor {
+      const BufferNode* b;
+      bool found = false;
+      void visit_Load(const Load* op) override {
+        found = found || op->buffer.get() == b;
+        IRVisitor::visit_Load(op);
+      }
+    } r;
+    r.b = b.get();
+    r.visit(reader.body);
+    return r.found;
+  }
+
+  LoopSchedule loop_schedule(const Stage& st) const {
+    struct Axes : IRVisitor {
+      std::set<std::string> names;
+      void visit_Reduce(const Reduce* op) override {
+        for (const auto& a : op->axes) names.insert(a.var->name);
+        IRVisitor::visit_Reduce(op);
+      }
+    } axes;
+    axes.visit(st.body);
+    std::set<std::string> tensors = scope_.tensors;
+    std::vector<std::string> vars;
+    for (const auto& v : st.index_vars) vars.push_back(v->name);
+    return LoopSchedule(st.out->name, vars, std::move(axes.names), std::move(tensors));
+  }
+
+  // compute_inline and loop primitives exclude each other; results and VTCM stages are stored.
+  bool check_inline(const SchedCall& c, const SchedulePrimitive& p, const Stage& st,
+                    const LoopSchedule& loops) {
+    if (p.kind != ScheduleKind::ComputeInline) {
+      if (!st.is_inlined()) return true;
+      if (p.kind == ScheduleKind::ComputeAt)
+        log_.error(c.prim_span, "stage '" + c.target + "' is computed inline, so it cannot be computed at '" +
+                                    p.consumer + "'");
+      else
+        log_.error(c.prim_span,
+                   "stage '" + c.target + "' is computed inline, so it has no loops to " + c.prim);
+      return false;
+    }
+    if (st.is_result) {
+      log_.error(c.target_span, "cannot compute_inline result '" + c.target + "': results are always stored");
+      return false;
+    }
+    if (st.out->scope != StorageScope::Global) {
+      log_.error(c.prim_span, "cannot compute_inline '" + c.target + "': set_scope places it in " +
+                                  storage_scope_name(st.out->scope));
+      return false;
+    }
+    if (loops.has_loop_primitives()) {
+      log_.error(c.prim_span, "cannot compute_inline '" + c.target + "': its loops are already scheduled");
+      return false;
+    }
+    return true;
+  }
+
+  SchedulePrimitive primitive_head(const SchedCall& c, ScheduleKind kind) const {
+    SchedulePrimitive p;
+    p.kind = kind;
+    p.stage = c.target;
+    p.span = c.prim_span;
+    p.stage_span = c.target_span;
+    return p;
+  }
+
+  // The primitive `c` names, its target and its arguments checked; nullopt after an error.
+  std::optional<SchedulePrimitive> primitive(const SchedCall& c) {
+    static const std::set<std::string> kNotYet = {
+        "compute_root",    "store_at",     "store_root", "cache_read", "cache_write",
+        "storage_align",   "fuse",         "bound",      "rfactor",    "prefetch",
+        "reorder_storage", "fold_storage", "gpu_blocks", "gpu_threads"};
+    std::optional<ScheduleKind> kind;
+    for (ScheduleKind k :
+         {ScheduleKind::Split, ScheduleKind::Tile, ScheduleKind::Reorder, ScheduleKind::Vectorize,
+          ScheduleKind::Unroll, ScheduleKind::Parallel, ScheduleKind::ComputeInline, ScheduleKind::ComputeAt})
+      if (c.prim == schedule_kind_name(k)) kind = k;
+    if (!kind && kNotYet.count(c.prim)) {
+      log_.error(c.prim_span, "schedule primitive '" + c.prim + "' is not supported yet");
+      return std::nullopt;
+    }
+    if (!kind) {
+      log_.error(c.prim_span, "unknown schedule primitive '" + c.prim + "'");
+      return std::nullopt;
+    }
+    if (scope_.inputs.count(c.target)) {
+      log_.error(c.target_span,
+                 "cannot " + c.prim + " input '" + c.target + "': only stages can be scheduled");
+      return std::nullopt;
+    }
+    if (!scope_.stage_names.count(c.target)) {
+      log_.error(c.target_span, "unknown stage '" + c.target + "' in schedule");
+      return std::nullopt;
+    }
+    return arguments(c, *kind);
+  }
+
+  // Checks the number and kinds of `c`'s arguments against the forms of `kind`.
+  std::optional<SchedulePrimitive> arguments(const SchedCall& c, ScheduleKind kind) {
+    // The forms: N a loop name, F a factor.
+    std::vector<std::string> forms;
+    std::string usage;
+    switch (kind) {
+      case ScheduleKind::Split:
+        forms = {"NNNF"};
+        usage = "split expects (x, xo, xi, factor), e.g. split(x, xo, xi, 128)";
+        break;
+      case ScheduleKind::Tile:
+        forms = {"NNNNNNFF", "NNNNFF"};
+        usage =
+            "tile expects (x, y, xo, yo, xi, yi, x_factor, y_factor) or (x, y, xi, yi, x_factor, y_factor)";
+        break;
+      case ScheduleKind::Reorder:
+        forms = {std::string(std::max<size_t>(c.args.size(), 1), 'N')};
+        usage = "reorder expects loop names, innermost first, e.g. reorder(xi, y, xo)";
+        break;
+      case ScheduleKind::Vectorize:
+      case ScheduleKind::Unroll:
+        forms = {"N", "NF"};
+        usage = c.prim + " expects a loop and an optional factor, e.g. " + c.prim + "(x) or " + c.prim +
+                "(x, 32)";
+        break;
+      case ScheduleKind::Parallel:
+        forms = {"N"};
+        usage = "parallel expects one loop, e.g. parallel(y)";
+        break;
+      case ScheduleKind::ComputeInline:
+        forms = {""};
+        usage = "compute_inline expects no arguments";
+        break;
+      case ScheduleKind::ComputeAt:
+        forms = {"NN"};
+        usage = "compute_at expects a stage and one of its loops, e.g. compute_at(C, y)";
+        break;
+      case ScheduleKind::SetScope: break;
+    }
+    const std::string* form = nullptr;
+    for (const auto& f : forms)
+      if (f.size() == c.args.size()) form = &f;
+    if (!form) {
+      size_t fewest = forms.front().size();
+      for (const auto& f : forms) fewest = std::min(fewest, f.size());
+      Span at = c.args.size() < fewest || c.args.empty() ? c.lparen_span : c.args.back().tok.span;
+      for (const auto& f : forms)
+        if (f.size() < c.args.size()) at = c.args[f.size()].tok.span;
+      log_.error(at, usage);
+      return std::nullopt;
+    }
+    SchedulePrimitive p = primitive_head(c, kind);
+    for (size_t k = 0; k < form->size(); ++k) {
+      const SchedArg& a = c.args[k];
+      bool name = (*form)[k] == 'N';
+      bool ok = name ? a.tok.kind == Tok::Ident && !a.negative : a.tok.kind == Tok::Int && !a.tok.suffix;
+      if (!ok) {
+        log_.error(a.tok.span, usage);
+        return std::nullopt;
+      }
+      if (name) continue;
+      uint64_t magnitude = std::min<uint64_t>(a.tok.int_value, INT64_MAX);
+      p.factors.push_back(a.negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude));
+      p.factor_spans.push_back(a.tok.span);
+    }
+    auto name = [&](size_t k) { return c.args[k].tok.text; };
+    auto span = [&](size_t k) { return c.args[k].tok.span; };
+    auto add_vars = [&](size_t from, size_t to) {
+      for (size_t k = from; k < to; ++k) {
+        p.vars.push_back(name(k));
+        p.var_spans.push_back(span(k));
+      }
+    };
+    auto add_new = [&](std::initializer_list<size_t> ks) {
+      for (size_t k : ks) {
+        p.new_names.push_back(name(k));
+        p.new_name_spans.push_back(span(k));
+      }
+    };
+    switch (kind) {
+      case ScheduleKind::Split:
+        add_vars(0, 1);
+        add_new({1, 2});
+        break;
+      case ScheduleKind::Tile:
+        add_vars(0, 2);
+        if (c.args.size() == 8)
+          add_new({2, 3, 4, 5});
+        else
+          add_new({0, 1, 2, 3});
+        break;
+      case ScheduleKind::Reorder: add_vars(0, c.args.size()); break;
+      case ScheduleKind::Vectorize:
+      case ScheduleKind::Unroll:
+      case ScheduleKind::Parallel:
+        add_vars(0, 1);
+        if (c.args.size() == 2) {
+          p.new_names.push_back(shorthand_inner_name(kind, name(0)));
+          p.new_name_spans.push_back(c.prim_span);
+        }
+        break;
+      case ScheduleKind::ComputeAt:
+        p.consumer = name(0);
+        p.consumer_span = span(0);
+        add_vars(1, 2);
+        break;
+      case ScheduleKind::ComputeInline:
+      case ScheduleKind::SetScope: break;
+    }
+    return p;
+  }
+
+ private:
+  const std::vector<SchedCall>& calls_;
+  const std::set<size_t>& scope_calls_;
+  const ScheduleScope& scope_;
+  std::vector<Stage>& stages_;
+  ErrorLog& log_;
+};
+
+}  // namespace
+
+void check_schedule(const std::vector<SchedCall>& calls, const std::set<size_t>& scope_calls,
+                    const ScheduleScope& scope, std::vector<Stage>& stages, ErrorLog& log) {
+  ScheduleChecker(calls, scope_calls, scope, stages, log).run();
+}
+
+}  // namespace dspc::frontend

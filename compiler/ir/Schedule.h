@@ -1,0 +1,69 @@
+// Schedule primitives as data: what a `.dsp` schedule block says about one stage, in source
+// order, as Halide's StageSchedule keeps it. IR.h includes this header (a Stage carries its
+// primitives); LoopSchedule.h turns a stage's loop primitives into its loop dimensions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/SourceLocation.h"
+#include "compiler/ir/StorageScope.h"
+
+namespace dspc {
+
+// X(enumerator, name in .dsp)
+#define DSPC_SCHEDULE_KINDS(X)       \
+  X(SetScope, "set_scope")           \
+  X(Split, "split")                  \
+  X(Tile, "tile")                    \
+  X(Reorder, "reorder")              \
+  X(Vectorize, "vectorize")          \
+  X(Unroll, "unroll")                \
+  X(Parallel, "parallel")            \
+  X(ComputeInline, "compute_inline") \
+  X(ComputeAt, "compute_at")
+
+enum class ScheduleKind : uint8_t {
+#define DSPC_SCHEDULE_ENUMERATOR(e, name) e,
+  DSPC_SCHEDULE_KINDS(DSPC_SCHEDULE_ENUMERATOR)
+#undef DSPC_SCHEDULE_ENUMERATOR
+};
+
+// The primitive's name in .dsp: "split", "compute_inline", ...
+const char* schedule_kind_name(ScheduleKind k);
+
+// One primitive applied to one stage, its arguments normalised by kind (each name and factor
+// keeps the span of the argument it came from, for diagnostics):
+//
+//   kind           vars              new_names                 factors     scope
+//   set_scope      -                 -                         -           the scope
+//   split          {x}               {xo, xi}                  {F}
+//   tile           {x, y}            {xo, yo, xi, yi}          {Fx, Fy}      (6-argument form:
+//                                                                            xo = x, yo = y)
+//   reorder        {v1, v2, ...}     -                         -             (innermost first)
+//   vectorize      {v}               - , or {v_v} with F       - , or {F}
+//   unroll         {v}               - , or {v_u} with F       - , or {F}
+//   parallel       {v}               -                         -
+//   compute_inline -                 -                         -
+//   compute_at     {v} (a loop of the consumer stage, named in `consumer`)
+struct SchedulePrimitive {
+  ScheduleKind kind = ScheduleKind::SetScope;
+  std::string stage;
+  Span span;        // the primitive's name
+  Span stage_span;  // the stage's name before the dot
+  std::vector<std::string> vars;
+  std::vector<Span> var_spans;
+  std::vector<std::string> new_names;
+  std::vector<Span> new_name_spans;
+  std::vector<int64_t> factors;
+  std::vector<Span> factor_spans;
+  StorageScope scope = StorageScope::Global;
+  std::string consumer;  // compute_at: the stage in whose loop this one is computed
+  Span consumer_span;
+};
+
+// The name of the inner loop that `vectorize(v, F)` and `unroll(v, F)` split off: v_v, v_u.
+std::string shorthand_inner_name(ScheduleKind k, const std::string& var);
+
+}  // namespace dspc

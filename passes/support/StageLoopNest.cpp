@@ -1,0 +1,266 @@
+#include "passes/support/StageLoopNest.h"
+
+#include <cstdint>
+
+#include "compiler/interp/Semantics.h"
+#include "compiler/ir/IRVisitor.h"
+#include "compiler/ir/LoopSchedule.h"
+#include "passes/support/ComputeAtRegion.h"
+
+namespace dspc {
+
+namespace {
+
+class Substituter : public IRMutator {
+ public:
+  Substituter(std::map<const VarNode*, Expr> values, std::set<std::string>* used)
+      : values_(std::move(values)), used_(used) {}
+
+  Expr mutate_Var(const Var* op, const Expr& self) override {
+    auto it = values_.find(op);
+    return it == values_.end() ? self : it->second;
+  }
+
+  Expr mutate_Reduce(const Reduce* op, const Expr&) override {
+    std::vector<ReduceAxis> axes;
+    for (const auto& a : op->axes) {
+      VarRef fresh =
+          VarNode::make(used_ ? fresh_name(a.var->name, *used_) : a.var->name, a.var->dtype, a.var->span);
+      values_[a.var.get()] = var_expr(fresh);
+      axes.push_back({fresh, a.extent});
+    }
+    Expr source = mutate(op->source);
+    for (const auto& a : op->axes) values_.erase(a.var.get());
+    return Reduce::make(op->op, source, std::move(axes), op->span);
+  }
+
+ private:
+  std::map<const VarNode*, Expr> values_;
+  std::set<std::string>* used_;
+};
+
+// A product of two bytes widened to 32 bits (a constant counts as a byte), the shape of a
+// u8/i8 dot product.
+bool is_byte_product(const Expr& e) {
+  const auto* m = e.as<Binary>();
+  if (!m || m->op != BinaryOp::Mul || m->dtype.bits != 32 || !m->dtype.is_integer()) return false;
+  auto byte = [](const Expr& x) {
+    if (x.as<IntImm>()) return true;
+    const auto* c = x.as<Cast>();
+    return c && c->value.dtype().is_integer() && c->value.dtype().bits == 8;
+  };
+  return byte(m->a) && byte(m->b);
+}
+
+// Replaces the Reduce nodes of one stage body by accumulator loads: post-order, so a
+// reduction nested in another's source is lowered inside the outer one's loops.
+class ReductionLowering : public IRMutator {
+ public:
+  ReductionLowering(std::string stage_name, std::set<std::string>& used, bool group_dot_products)
+      : stage_name_(std::move(stage_name)), used_(used), group_(group_dot_products) {}
+
+  // Lowers `body`, appending the reductions it needs to `out` in post-order.
+  Expr lower(const Expr& body, std::vector<PendingReduction>& out) {
+    out_ = &out;
+    return mutate(body);
+  }
+
+  Expr mutate_Reduce(const Reduce* op, const Expr&) override {
+    std::vector<PendingReduction> inner;
+    std::vector<PendingReduction>* outer = out_;
+    out_ = &inner;
+    Expr source = mutate(op->source);
+    out_ = outer;
+
+    Span s = op->span;
+    for (const auto& a : op->axes)
+      DSPC_CHECK(a.extent <= INT32_MAX, "reduction extent does not fit a loop bound");
+    Buffer acc = BufferNode::make(fresh_name(stage_name_ + "_" + reduce_op_name(op->op), used_), op->dtype,
+                                  {1}, StorageScope::Local, s);
+    Expr acc_value = Load::make(acc, {make_i32(0)}, s);
+    std::vector<ReduceAxis> axes = op->axes;
+    const ReduceAxis& last = axes.back();
+    if (group_ && inner.empty() && op->op == ReduceOp::Sum && is_byte_product(source) && last.extent >= 4 &&
+        last.extent % 4 == 0) {
+      VarRef outer = VarNode::make(fresh_name(last.var->name + "_o", used_), DataType::i32(), last.var->span);
+      Expr group;
+      for (int j = 0; j < 4; ++j) {
+        Expr k = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, var_expr(outer), make_i32(4)), make_i32(j));
+        Expr term = substitute(source, {{last.var.get(), k}});
+        group = group ? Binary::make(BinaryOp::Add, group, term, s) : term;
+      }
+      source = group;
+      axes.back() = {outer, last.extent / 4};
+    }
+    Stmt loops = wrap_reductions(
+        inner,
+        Store::make(acc, {make_i32(0)}, Binary::make(reduce_combine_op(op->op), acc_value, source, s), s));
+    for (auto it = axes.rbegin(); it != axes.rend(); ++it)
+      loops = For::make(it->var, make_i32(0), make_i32(it->extent), ForKind::Serial, loops, s);
+    Stmt init = Store::make(acc, {make_i32(0)}, make_value(op->dtype, reduce_init(op->op, op->dtype), s), s);
+    out_->push_back({acc, Seq::make({init, loops}), s});
+    return acc_value;
+  }
+
+ private:
+  std::string stage_name_;
+  std::set<std::string>& used_;
+  bool group_;
+  std::vector<PendingReduction>* out_ = nullptr;
+};
+
+Expr add(Expr a, Expr b) {
+  return Binary::make(BinaryOp::Add, std::move(a), std::move(b));
+}
+
+// One loop of the nest: the fresh Var and its bounds.
+struct Loop {
+  VarRef var;
+  Expr min;
+  int64_t extent = 0;
+};
+
+bool is_zero(const Expr& e) {
+  const IntImm* i = as_int(e);
+  return i && i->value == 0;
+}
+
+}  // namespace
+
+Stmt wrap_reductions(const std::vector<PendingReduction>& pending, Stmt body) {
+  for (auto it = pending.rbegin(); it != pending.rend(); ++it)
+    body = Allocate::make(it->acc, Seq::make({it->prelude, body}), it->span);
+  return body;
+}
+
+Expr lower_reductions(const Expr& body, const std::string& stage_name, std::set<std::string>& used,
+                      bool group_dot_products, std::vector<PendingReduction>& out) {
+  return ReductionLowering(stage_name, used, group_dot_products).lower(body, out);
+}
+
+std::string fresh_name(const std::string& base, std::set<std::string>& used) {
+  std::string name = base;
+  for (int n = 1; used.count(name); ++n) name = base + "_" + std::to_string(n);
+  used.insert(name);
+  return name;
+}
+
+Expr substitute(const Expr& e, const std::map<const VarNode*, Expr>& values, std::set<std::string>* used) {
+  return Substituter(values, used).mutate(e);
+}
+
+LoopRange::LoopRange(int64_t min, int64_t extent) : min(make_i32(min)), extent(extent) {}
+
+std::vector<LoopRange> full_ranges(const Stage& stage) {
+  std::vector<LoopRange> out;
+  for (int64_t e : stage.out->shape) out.emplace_back(0, e);
+  return out;
+}
+
+namespace {
+
+// `renamed`: the loops get names <stage>_<loop> fresh among `used`, as a nest computed inside
+// another stage's loops must not reuse the names of the loops around it.
+Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::set<std::string>& used,
+                const std::vector<ComputedAt>& computed_at, bool renamed, bool group) {
+  DSPC_CHECK(stage.index_vars.size() == stage.out->shape.size(), "one index variable per dimension");
+  DSPC_CHECK(ranges.size() == stage.index_vars.size(), "one range per index variable");
+  for (size_t d = 0; d < ranges.size(); ++d) {
+    const IntImm* m = as_int(ranges[d].min);
+    DSPC_CHECK(ranges[d].min && ranges[d].min.dtype() == DataType::i32(), "range min is i32");
+    DSPC_CHECK(ranges[d].extent >= 0 && ranges[d].extent <= stage.out->shape[d] &&
+                   (!m || (m->value >= 0 && m->value + ranges[d].extent <= stage.out->shape[d])),
+               "range inside the stage's shape");
+  }
+  // Loop bounds are i32; the frontend must reject larger extents.
+  for (int64_t e : stage.out->shape) DSPC_CHECK(e <= INT32_MAX, "stage extent does not fit a loop bound");
+  LoopSchedule schedule = loop_schedule_of(stage);
+
+  // Forward through the splits: every loop name's min and extent, as of when it was made.
+  std::map<std::string, Loop> loops;
+  for (size_t d = 0; d < ranges.size(); ++d)
+    loops[stage.index_vars[d]->name] = {nullptr, ranges[d].min, ranges[d].extent};
+  std::vector<Loop> split_bounds;
+  for (const auto& s : schedule.splits()) {
+    Loop old = loops.at(s.old_var);
+    split_bounds.push_back(old);
+    int64_t f = s.factor;
+    int64_t outer = old.extent < f ? 1 : (old.extent + f - 1) / f;
+    int64_t inner = old.extent < f ? old.extent : f;
+    loops[s.outer] = {nullptr, make_i32(0), outer};
+    loops[s.inner] = {nullptr, make_i32(0), inner};
+  }
+
+  // The loops that remain get fresh Vars; backward through the splits, each split variable's
+  // value in terms of them.
+  std::map<std::string, Expr> value;
+  for (const auto& d : schedule.dims()) {
+    Loop& l = loops.at(d.name);
+    std::string name = renamed ? fresh_name(stage.out->name + "_" + d.name, used) : d.name;
+    l.var = VarNode::make(name, DataType::i32(), stage.span);
+    value[d.name] = var_expr(l.var);
+  }
+  for (size_t k = schedule.splits().size(); k-- > 0;) {
+    const LoopSplit& s = schedule.splits()[k];
+    int64_t e = split_bounds[k].extent, f = s.factor;
+    Expr inner = value.at(s.inner);
+    Expr v;
+    if (e < f) {
+      v = inner;
+    } else {
+      Expr base = Binary::make(BinaryOp::Mul, value.at(s.outer), make_i32(f));
+      if (e % f != 0) base = Binary::make(BinaryOp::Min, base, make_i32(e - f));
+      v = add(base, inner);
+    }
+    if (!is_zero(split_bounds[k].min)) v = add(v, split_bounds[k].min);
+    value[s.old_var] = v;
+  }
+
+  std::map<const VarNode*, Expr> index_values;
+  std::vector<Expr> indices;
+  for (const auto& v : stage.index_vars) {
+    index_values[v.get()] = value.at(v->name);
+    indices.push_back(value.at(v->name));
+  }
+  Expr body = substitute(stage.body, index_values);
+
+  // Producers computed at a loop: their nests, over the region one iteration reads, open
+  // that loop's body (in the order given).
+  std::vector<std::vector<Stmt>> at_dim(schedule.dims().size());
+  for (const auto& c : computed_at) {
+    size_t at = schedule.dims().size();
+    for (size_t d = 0; d < schedule.dims().size(); ++d)
+      if (schedule.dims()[d].name == c.loop) at = d;
+    DSPC_CHECK(at < schedule.dims().size(), "compute_at loop '" + c.loop + "' of stage " + stage.out->name);
+    std::vector<LoopBounds> inside, outside;
+    for (size_t d = 0; d < schedule.dims().size(); ++d) {
+      const Loop& l = loops.at(schedule.dims()[d].name);
+      (d < at ? inside : outside).push_back({l.var, l.min, l.extent});
+    }
+    std::vector<LoopRange> region = compute_at_region(*c.producer, body, inside, outside);
+    at_dim[at].push_back(build_nest(*c.producer, region, used, {}, true, group));
+  }
+
+  std::vector<PendingReduction> pending;
+  Expr stored = lower_reductions(body, stage.out->name, used, group, pending);
+  Stmt nest = wrap_reductions(pending, Store::make(stage.out, indices, stored, stage.span));
+  for (size_t d = 0; d < schedule.dims().size(); ++d) {
+    const Loop& l = loops.at(schedule.dims()[d].name);
+    if (!at_dim[d].empty()) {
+      at_dim[d].push_back(nest);
+      nest = Seq::make(at_dim[d]);
+    }
+    nest = For::make(l.var, l.min, make_i32(l.extent), schedule.dims()[d].kind, nest, stage.span);
+  }
+  return nest;
+}
+
+}  // namespace
+
+Stmt build_stage_loop_nest(const Stage& stage, const std::vector<LoopRange>& ranges,
+                           std::set<std::string>& used, const std::vector<ComputedAt>& computed_at,
+                           bool group_dot_products) {
+  return build_nest(stage, ranges, used, computed_at, false, group_dot_products);
+}
+
+}  // namespace dspc
