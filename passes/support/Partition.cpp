@@ -132,7 +132,7 @@ class MinMaxDropper : public IRMutator {
 
 }  // namespace
 
-std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions) {
+std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions, size_t first_dim) {
   Region full;
   for (int64_t e : stage.out->shape) full.push_back({0, e});
   Collector c;
@@ -142,7 +142,9 @@ std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions) {
   for (size_t d = 0; d < stage.index_vars.size(); ++d) {
     int64_t n = stage.out->shape[d];
     std::vector<DimRange> p;
-    if (auto in = interior(stage, d, c)) {
+    std::optional<std::pair<int64_t, int64_t>> in;
+    if (d >= first_dim) in = interior(stage, d, c);
+    if (in) {
       auto [lo, hi] = *in;
       if (lo > 0) p.push_back({0, lo});
       p.push_back({lo, hi - lo + 1});

@@ -24,8 +24,9 @@ using Region = std::vector<DimRange>;
 // whatever the other variables and the reduction axes are; v's pieces are the part before
 // the interior, the interior and the part after it (empty pieces are left out). A variable
 // with no such min/max, or whose interior cannot be proved, is one piece. Gives the single
-// full box when nothing is gained or there would be more than `max_regions` boxes.
-std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions = 27);
+// full box when nothing is gained or there would be more than `max_regions` boxes. Only the
+// variables from `first_dim` on are partitioned (the others are one piece each).
+std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions = 27, size_t first_dim = 0);
 
 // `e` (a stage body) with every integer min/max that the region's ranges decide replaced by
 // the operand it always picks. Reduction axes range over their extents.

@@ -43,6 +43,12 @@ TEST(Partition, ClampedStencilGetsNineBoxes) {
             "[(255,1)(0,1)][(255,1)(1,1022)][(255,1)(1023,1)]");
 }
 
+TEST(Partition, OnlyTheVariablesFromFirstDimOn) {
+  Stage st = parse_stage(kConv);
+  EXPECT_EQ(boxes(boundary_regions(st, 27, 1)), "[(0,256)(0,1)][(0,256)(1,1022)][(0,256)(1023,1)]");
+  EXPECT_EQ(boxes(boundary_regions(st, 27, 2)), "[(0,256)(0,1024)]");
+}
+
 TEST(Partition, InteriorLosesItsIndexClampsButNotTheValueClamp) {
   Stage st = parse_stage(kConv);
   std::vector<Region> r = boundary_regions(st);
