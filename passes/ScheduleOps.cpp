@@ -251,6 +251,41 @@ bool vectorizes(const Stage& stage) {
   return false;
 }
 
+// The automatic schedule inlines a stage without a schedule that every reader reads only at
+// the point it is computing (the same index variables, in order, over the same shape): such a
+// stage costs a store and a load per element and no value of it is read twice.
+// Not: results, stages with a reduction (the reader's loops would nest), stages in VTCM.
+std::set<const BufferNode*> pointwise_stages(const TensorFunc& f) {
+  struct Reads : IRVisitor {
+    const Stage* reader = nullptr;
+    const BufferNode* target = nullptr;
+    bool pointwise = true;
+    void visit_Load(const Load* op) override {
+      if (op->buffer.get() == target) {
+        bool same = op->indices.size() == reader->index_vars.size() && reader->out->shape == op->buffer->shape;
+        for (size_t d = 0; same && d < op->indices.size(); ++d)
+          same = op->indices[d].as<VarNode>() == reader->index_vars[d].get();
+        pointwise &= same;
+      }
+      IRVisitor::visit_Load(op);
+    }
+  };
+  std::set<const BufferNode*> out;
+  for (size_t s = 0; s < f.stages.size(); ++s) {
+    const Stage& st = f.stages[s];
+    if (st.is_result || !st.schedule.empty() || st.out->scope != StorageScope::Global || count_reductions(st.body) > 0)
+      continue;
+    Reads r;
+    r.target = st.out.get();
+    for (size_t later = s + 1; later < f.stages.size() && r.pointwise; ++later) {
+      r.reader = &f.stages[later];
+      r.visit(f.stages[later].body);
+    }
+    if (r.pointwise) out.insert(st.out.get());
+  }
+  return out;
+}
+
 // The boxes of a stage. A clamp on the vectorized (innermost) variable turns dense vector
 // loads into gathers, so that variable is always partitioned. A clamp on an outer variable
 // is scalar index arithmetic once per row: those are partitioned only for stages with a
@@ -321,12 +356,13 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
     names.visit(st.body);
   }
   // Inlined stages first (step 2): the stages that remain, and what each reads after it.
+  std::set<const BufferNode*> auto_inlined = options.auto_schedule ? pointwise_stages(f) : std::set<const BufferNode*>{};
   std::vector<Stage> stages;
   Inliner inliner(used);
   for (const auto& st : f.stages) {
     Stage lowered = st;
     lowered.body = inliner.mutate(st.body);
-    if (st.is_inlined()) {
+    if (st.is_inlined() || auto_inlined.count(st.out.get())) {
       inliner.add(lowered);
       continue;
     }
