@@ -15,8 +15,9 @@ namespace dspc {
 struct CodegenOptions {
   Target target;
   int opt_level = 2;     // 0..3, the new-pass-manager pipeline level
-  // Let LLVM's loop vectoriser target HVX (hexagon-autohvx). Off by default: dspc's vectorize
-  // pass vectorizes scheduled code; the driver turns it on with --no-auto-schedule.
+  // Run LLVM's loop vectoriser on Hexagon code (it never uses HVX: see CodegenHexagon.cpp).
+  // Off by default: dspc's vectorize pass vectorizes; the driver turns it on with
+  // --no-auto-schedule, unless --no-auto-hvx.
   bool auto_hvx = false;
 };
 

@@ -1,9 +1,13 @@
 // Hexagon specifics of code generation: the Hexagon TargetHooks (CodegenLLVM.h) and the
 // backend's options. Any use of llvm.hexagon.* intrinsics belongs here.
 //
-// 1. LLVM's loop and SLP vectorisers only target HVX when the hidden cl::opt
-//    `hexagon-autohvx` is set (it is off by default, as in clang without -mllvm). We flip it
-//    through the option registry before each pipeline run.
+// 1. The options below are set once per process and never changed afterwards, so two
+//    compilations (for two targets, say) can run at once on different threads. What differs
+//    per compilation goes in its pipeline options (Emit.cpp).
+//    `hexagon-autohvx` stays off (its default, as in clang without -mllvm): dspc's vectorize
+//    pass writes the HVX code, and with the option on the backend also costs dspc's own
+//    vector code differently (measured: dense 230 -> 549 packets per 128 outputs). So LLVM's
+//    loop vectoriser, when it runs (CodegenOptions::auto_hvx), never uses HVX.
 // 2. Small data (GP-relative addressing of objects up to 8 bytes, e.g. the 64-bit constants
 //    of a division by a constant) is off, as with clang -G0: lld cannot resolve
 //    R_HEX_GPREL16_3 ("unknown relocation (12)"), and a static executable gains nothing.
@@ -13,7 +17,8 @@
 //    min(a, b) is `a < b ? a : b` (min(1, NaN) is NaN, min(-0, +0) is +0). InstCombine
 //    rewrites every equivalent select back into that shape, so the comparison itself has to
 //    be opaque. Measured under qemu-hexagon: 94 wrong results without this.
-// 4. Epilogue vectorisation is off for Hexagon: the epilogue of an HVX loop is vectorised at
+// 4. Epilogue vectorisation is off (for every target, being process-wide; on the host it
+//    only costs the scalar remainder of LLVM-vectorised loops): the epilogue of an HVX loop is vectorised at
 //    a tiny factor (<2 x i16>), and LLVM 19's Hexagon instruction selection cannot select
 //    some of those operations ("Cannot select: v2i16 = sign_extend_inreg", an abort), e.g.
 //    for i16(i8(A[i])) over 515 elements. The scalar remainder loop costs a few packets.
@@ -40,13 +45,11 @@ void set_option(const char* name, T value) {
 
 }  // namespace
 
-void configure_hexagon(const CodegenOptions& options) {
-  set_option<bool>("hexagon-autohvx", options.auto_hvx);
+void configure_llvm_options() {
+  set_option<bool>("hexagon-autohvx", false);
   set_option<unsigned>("hexagon-small-data-threshold", 0);
   set_option<bool>("enable-epilogue-vectorization", false);
 }
-
-void configure_generic() { set_option<bool>("enable-epilogue-vectorization", true); }
 
 namespace {
 

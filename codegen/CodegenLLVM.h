@@ -130,11 +130,10 @@ void build_functions(llvm::Module& module, const Module& m, const Target& target
 // Emits the packed wrappers and the __dspc_funcs descriptor table for `entries` (Runner.cpp).
 void build_runner_table(llvm::Module& module, const std::vector<EntryInfo>& entries);
 
-// Hexagon specifics (CodegenHexagon.cpp): sets the backend's process-wide cl::opt knobs (HVX
-// auto-vectorisation per options.auto_hvx, no small data) before each compilation.
-void configure_hexagon(const CodegenOptions& options);
-// Restores the process-wide LLVM options configure_hexagon changes, for other targets.
-void configure_generic();
+// Sets the process-wide LLVM options dspc needs (CodegenHexagon.cpp): HVX for LLVM's
+// vectorisers when they run, no small data, no epilogue vectorisation. Called once, before the
+// first compilation; nothing changes them afterwards.
+void configure_llvm_options();
 
 // Creates the target machine for `options` (Emit.cpp); null with `error` set on failure.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& options, std::string& error);

@@ -60,6 +60,7 @@ void initialize_targets() {
     LLVMInitializeX86Target();
     LLVMInitializeX86TargetMC();
     LLVMInitializeX86AsmPrinter();
+    configure_llvm_options();
   });
 }
 
@@ -88,14 +89,14 @@ void collect_llvm_errors(const llvm::DiagnosticInfo* info, void* context) {
   info->print(printer);
 }
 
-void optimize(llvm::Module& m, llvm::TargetMachine& tm, int level) {
+void optimize(llvm::Module& m, llvm::TargetMachine& tm, int level, bool vectorize) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions pto;
   // As clang does: the vectorisers from -O2 up.
-  pto.LoopVectorization = level >= 2;
+  pto.LoopVectorization = level >= 2 && vectorize;  // SLP: as clang (it helps dense's scalars)
   pto.SLPVectorization = level >= 2;
   pto.LoopUnrolling = level >= 1;
   llvm::PassBuilder pb(&tm, pto);
@@ -160,9 +161,8 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
     diag.internal_error("codegen", "invalid LLVM IR: " + error);
     return false;
   }
-  if (options.target.is_hexagon) configure_hexagon(options);
-  else configure_generic();
-  optimize(mod, *tm, options.opt_level);
+  // LLVM's loop vectoriser: for the host as clang runs it; for Hexagon only when asked.
+  optimize(mod, *tm, options.opt_level, !options.target.is_hexagon || options.auto_hvx);
 
   out.clear();
   if (kind == EmitKind::LLVM) {

@@ -38,9 +38,9 @@ const char* kUsageTail = R"(  --emit=KIND            tir, llvm, asm, obj, exe or
                          tir/llvm/asm/header, FILE's stem + .o for obj, + .elf for exe
   -O0 -O1 -O2 -O3        LLVM optimisation level (default -O2)
   --no-auto-schedule     leave stages without a schedule as serial loop nests (no automatic
-                         vectorization or boundary partitioning); LLVM's loop vectoriser
-                         then targets HVX instead, unless --no-auto-hvx
-  --no-auto-hvx          do not let LLVM vectorise loops for HVX
+                         vectorization, partitioning or inlining)
+  --no-auto-hvx          keep LLVM's loop vectoriser off (it runs only with
+                         --no-auto-schedule, and never writes HVX code)
   --print-after=PASS     print the TIR after PASS (repeatable); see --list-passes
   --print-after-all      print the TIR after every pass
   --verify-each          verify the TIR after every pass
