@@ -55,7 +55,7 @@ class ScheduleChecker {
       Stage& st = stages_[at->second];
       auto it = loops.find(c.target);
       if (it == loops.end()) it = loops.emplace(c.target, loop_schedule(st)).first;
-      if (!check_inline(c, *p, st, it->second) || !check_compute_at(c, *p, st)) {
+      if (!check_inline(c, *p, st, it->second) || !check_compute_at(c, *p, st) || !check_align(c, *p, st)) {
         failed.insert(c.target);
         continue;
       }
@@ -278,6 +278,55 @@ class ScheduleChecker {
     scope_.tensors.insert(name);
   }
 
+  // storage_align(dim, F): an intermediate stage, stored; dim names or numbers a dimension
+  // other than the innermost (whose stride is 1); 0 < F <= 2^31 - 1; once per dimension; the
+  // aligned buffer stays under 2^31 bytes. Normalises `p` to factors {dim, F}.
+  bool check_align(const SchedCall& c, SchedulePrimitive& p, const Stage& st) {
+    auto fail = [&](Span span, std::string message) {
+      log_.error(span, std::move(message));
+      return false;
+    };
+    if (p.kind != ScheduleKind::StorageAlign) return true;
+    if (st.is_result)
+      return fail(c.target_span,
+                  "cannot storage_align result '" + c.target + "': storage_align applies to intermediate stages");
+    if (st.is_inlined())
+      return fail(c.prim_span, "stage '" + c.target + "' is computed inline, so it has no storage to align");
+    int64_t rank = static_cast<int64_t>(st.index_vars.size());
+    Span dim_span = c.args[0].tok.span;
+    int64_t dim = -1;
+    if (!p.vars.empty()) {
+      for (int64_t d = 0; d < rank; ++d)
+        if (st.index_vars[d]->name == p.vars[0]) dim = d;
+      if (dim < 0) return fail(dim_span, "'" + p.vars[0] + "' is not an index variable of stage '" + c.target + "'");
+      p.vars.clear();
+      p.var_spans.clear();
+      p.factors.insert(p.factors.begin(), dim);
+      p.factor_spans.insert(p.factor_spans.begin(), dim_span);
+    }
+    dim = p.factors[0];
+    if (c.args[0].negative || dim < 0 || dim >= rank - 1)
+      return fail(dim_span, "storage_align dimension " + c.args[0].tok.text + " is out of range for '" + c.target +
+                                "': " +
+                                (rank == 1 ? std::string("a 1-D stage has only the innermost dimension, whose stride is 1")
+                                           : "expected 0 to " + std::to_string(rank - 2) +
+                                                 " (the innermost dimension's stride is 1)"));
+    int64_t factor = p.factors[1];
+    if (factor <= 0) return fail(p.factor_spans[1], "storage_align factor must be positive");
+    if (factor > INT32_MAX) return fail(p.factor_spans[1], "storage_align factor is above 2^31 - 1");
+    for (const auto& q : st.schedule)
+      if (q.kind == ScheduleKind::StorageAlign && q.factors[0] == dim)
+        return fail(c.prim_span, "dimension " + std::to_string(dim) + " of '" + c.target + "' is already aligned");
+    std::vector<SchedulePrimitive> all = st.schedule;
+    all.push_back(p);
+    std::vector<int64_t> shape = aligned_shape(st.out->shape, all);
+    double bytes = st.out->dtype.bytes();
+    for (int64_t e : shape) bytes *= static_cast<double>(e);
+    if (bytes >= 2147483648.0)
+      return fail(p.factor_spans[1], "storage_align makes '" + c.target + "' too large (2^31 bytes or more)");
+    return true;
+  }
+
   static bool reads(const Stage& reader, const Buffer& b) {
     struct Reads : IRVisitor {
       const BufferNode* b;
@@ -329,6 +378,11 @@ class ScheduleChecker {
                                   storage_scope_name(st.out->scope));
       return false;
     }
+    for (const auto& q : st.schedule)
+      if (q.kind == ScheduleKind::StorageAlign) {
+        log_.error(c.prim_span, "cannot compute_inline '" + c.target + "': storage_align sets its storage");
+        return false;
+      }
     if (loops.has_loop_primitives()) {
       log_.error(c.prim_span, "cannot compute_inline '" + c.target + "': its loops are already scheduled");
       return false;
@@ -348,13 +402,14 @@ class ScheduleChecker {
   // The primitive `c` names, its target and its arguments checked; nullopt after an error.
   std::optional<SchedulePrimitive> primitive(const SchedCall& c) {
     static const std::set<std::string> kNotYet = {
-        "compute_root",    "store_at",     "store_root", "storage_align",
-        "fuse",            "bound",        "rfactor",    "prefetch",
+        "compute_root",    "store_at",     "store_root", "fuse",
+        "bound",           "rfactor",      "prefetch",
         "reorder_storage", "fold_storage", "gpu_blocks", "gpu_threads"};
     std::optional<ScheduleKind> kind;
     for (ScheduleKind k :
          {ScheduleKind::Split, ScheduleKind::Tile, ScheduleKind::Reorder, ScheduleKind::Vectorize,
-          ScheduleKind::Unroll, ScheduleKind::Parallel, ScheduleKind::ComputeInline, ScheduleKind::ComputeAt})
+          ScheduleKind::Unroll, ScheduleKind::Parallel, ScheduleKind::ComputeInline, ScheduleKind::ComputeAt,
+          ScheduleKind::StorageAlign})
       if (c.prim == schedule_kind_name(k)) kind = k;
     if (!kind && kNotYet.count(c.prim)) {
       log_.error(c.prim_span, "schedule primitive '" + c.prim + "' is not supported yet");
@@ -413,6 +468,11 @@ class ScheduleChecker {
         forms = {"NN"};
         usage = "compute_at expects a stage and one of its loops, e.g. compute_at(C, y)";
         break;
+      case ScheduleKind::StorageAlign:
+        forms = {"DF"};
+        usage = "storage_align expects a dimension (an index variable or its position) and a factor, e.g. "
+                "storage_align(y, 128)";
+        break;
       case ScheduleKind::SetScope: break;
     }
     const std::string* form = nullptr;
@@ -430,7 +490,7 @@ class ScheduleChecker {
     SchedulePrimitive p = primitive_head(c, kind);
     for (size_t k = 0; k < form->size(); ++k) {
       const SchedArg& a = c.args[k];
-      bool name = (*form)[k] == 'N';
+      bool name = (*form)[k] == 'N' || ((*form)[k] == 'D' && a.tok.kind == Tok::Ident);
       bool ok = name ? a.tok.kind == Tok::Ident && !a.negative : a.tok.kind == Tok::Int && !a.tok.suffix;
       if (!ok) {
         log_.error(a.tok.span, usage);
@@ -482,6 +542,9 @@ class ScheduleChecker {
         if (auto w = computed_in_.find(p.consumer); w != computed_in_.end()) p.consumer = w->second;
         p.consumer_span = span(0);
         add_vars(1, 2);
+        break;
+      case ScheduleKind::StorageAlign:
+        if (c.args[0].tok.kind == Tok::Ident) add_vars(0, 1);
         break;
       case ScheduleKind::ComputeInline:
       case ScheduleKind::SetScope: break;
