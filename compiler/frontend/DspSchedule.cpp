@@ -196,7 +196,9 @@ class ScheduleChecker {
     copy.span = c.prim_span;
     std::vector<Expr> indices;
     for (size_t d = 0; d < source->shape.size(); ++d) {
-      copy.index_vars.push_back(VarNode::make("ax" + std::to_string(d), DataType::i32(), c.prim_span));
+      std::string var = "ax" + std::to_string(d);
+      while (scope_.tensors.count(var)) var += "_";  // a loop does not share a tensor's name
+      copy.index_vars.push_back(VarNode::make(var, DataType::i32(), c.prim_span));
       indices.push_back(var_expr(copy.index_vars.back()));
     }
     copy.body = Load::make(source, std::move(indices), c.prim_span);
