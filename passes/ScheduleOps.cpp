@@ -242,8 +242,8 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
 
 bool has_loop_schedule(const Stage& stage) {
   for (const auto& p : stage.schedule)
-    if (p.kind != ScheduleKind::SetScope && p.kind != ScheduleKind::ComputeInline && p.kind != ScheduleKind::ComputeAt &&
-        p.kind != ScheduleKind::StorageAlign)
+    if (p.kind != ScheduleKind::SetScope && p.kind != ScheduleKind::ComputeInline &&
+        p.kind != ScheduleKind::ComputeAt && p.kind != ScheduleKind::StorageAlign)
       return true;
   return false;
 }

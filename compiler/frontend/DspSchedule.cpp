@@ -120,7 +120,6 @@ class ScheduleChecker {
     return true;
   }
 
-
   // cache_read(A, scope) and cache_write(scope): checks the call and rewrites the stages at
   // once (a new copy stage before C); false after an error.
   bool cache(const SchedCall& c) {
@@ -130,8 +129,10 @@ class ScheduleChecker {
     };
     bool read = c.prim == "cache_read";
     if (scope_.inputs.count(c.target))
-      return fail(c.target_span, "cannot " + c.prim + " input '" + c.target + "': only stages can be scheduled");
-    if (!scope_.stage_names.count(c.target)) return fail(c.target_span, "unknown stage '" + c.target + "' in schedule");
+      return fail(c.target_span,
+                  "cannot " + c.prim + " input '" + c.target + "': only stages can be scheduled");
+    if (!scope_.stage_names.count(c.target))
+      return fail(c.target_span, "unknown stage '" + c.target + "' in schedule");
     std::string usage = read ? "cache_read expects a tensor and a scope, e.g. cache_read(A, \"local.vtcm\")"
                              : "cache_write expects one scope, e.g. cache_write(\"local.vtcm\")";
     size_t want = read ? 2 : 1;
@@ -140,7 +141,8 @@ class ScheduleChecker {
                                      : c.args[want].tok.span;
       return fail(at, usage);
     }
-    if (read && (c.args[0].tok.kind != Tok::Ident || c.args[0].negative)) return fail(c.args[0].tok.span, usage);
+    if (read && (c.args[0].tok.kind != Tok::Ident || c.args[0].negative))
+      return fail(c.args[0].tok.span, usage);
     const SchedArg& scope_arg = c.args[want - 1];
     if (scope_arg.tok.kind != Tok::String || scope_arg.negative) return fail(scope_arg.tok.span, usage);
     auto scope = parse_storage_scope(scope_arg.tok.text);
@@ -150,13 +152,15 @@ class ScheduleChecker {
     auto at = scope_.stage_index.find(c.target);
     if (at == scope_.stage_index.end()) return false;  // the stage's own error explains it
     if (auto w = computed_in_.find(c.target); w != computed_in_.end())
-      return fail(c.prim_span, "stage '" + c.target + "' is already computed in '" + w->second + "' by cache_write");
+      return fail(c.prim_span,
+                  "stage '" + c.target + "' is already computed in '" + w->second + "' by cache_write");
     Stage& st = stages_[at->second];
     if (read) return cache_read(c, st, *scope);
-    if (st.is_inlined()) return fail(c.prim_span, "cannot cache_write '" + c.target + "': it is computed inline");
+    if (st.is_inlined())
+      return fail(c.prim_span, "cannot cache_write '" + c.target + "': it is computed inline");
     if (st.computed_at())
-      return fail(c.prim_span,
-                  "cannot cache_write '" + c.target + "': it is computed at '" + st.computed_at()->consumer + "'");
+      return fail(c.prim_span, "cannot cache_write '" + c.target + "': it is computed at '" +
+                                   st.computed_at()->consumer + "'");
     cache_write(c, at->second, *scope);
     return true;
   }
@@ -290,8 +294,8 @@ class ScheduleChecker {
     };
     if (p.kind != ScheduleKind::StorageAlign) return true;
     if (st.is_result)
-      return fail(c.target_span,
-                  "cannot storage_align result '" + c.target + "': storage_align applies to intermediate stages");
+      return fail(c.target_span, "cannot storage_align result '" + c.target +
+                                     "': storage_align applies to intermediate stages");
     if (st.is_inlined())
       return fail(c.prim_span, "stage '" + c.target + "' is computed inline, so it has no storage to align");
     int64_t rank = static_cast<int64_t>(st.index_vars.size());
@@ -300,7 +304,8 @@ class ScheduleChecker {
     if (!p.vars.empty()) {
       for (int64_t d = 0; d < rank; ++d)
         if (st.index_vars[d]->name == p.vars[0]) dim = d;
-      if (dim < 0) return fail(dim_span, "'" + p.vars[0] + "' is not an index variable of stage '" + c.target + "'");
+      if (dim < 0)
+        return fail(dim_span, "'" + p.vars[0] + "' is not an index variable of stage '" + c.target + "'");
       p.vars.clear();
       p.var_spans.clear();
       p.factors.insert(p.factors.begin(), dim);
@@ -308,17 +313,19 @@ class ScheduleChecker {
     }
     dim = p.factors[0];
     if (c.args[0].negative || dim < 0 || dim >= rank - 1)
-      return fail(dim_span, "storage_align dimension " + c.args[0].tok.text + " is out of range for '" + c.target +
-                                "': " +
-                                (rank == 1 ? std::string("a 1-D stage has only the innermost dimension, whose stride is 1")
-                                           : "expected 0 to " + std::to_string(rank - 2) +
-                                                 " (the innermost dimension's stride is 1)"));
+      return fail(
+          dim_span,
+          "storage_align dimension " + c.args[0].tok.text + " is out of range for '" + c.target + "': " +
+              (rank == 1 ? std::string("a 1-D stage has only the innermost dimension, whose stride is 1")
+                         : "expected 0 to " + std::to_string(rank - 2) +
+                               " (the innermost dimension's stride is 1)"));
     int64_t factor = p.factors[1];
     if (factor <= 0) return fail(p.factor_spans[1], "storage_align factor must be positive");
     if (factor > INT32_MAX) return fail(p.factor_spans[1], "storage_align factor is above 2^31 - 1");
     for (const auto& q : st.schedule)
       if (q.kind == ScheduleKind::StorageAlign && q.factors[0] == dim)
-        return fail(c.prim_span, "dimension " + std::to_string(dim) + " of '" + c.target + "' is already aligned");
+        return fail(c.prim_span,
+                    "dimension " + std::to_string(dim) + " of '" + c.target + "' is already aligned");
     std::vector<SchedulePrimitive> all = st.schedule;
     all.push_back(p);
     std::vector<int64_t> shape = aligned_shape(st.out->shape, all);
@@ -404,14 +411,12 @@ class ScheduleChecker {
   // The primitive `c` names, its target and its arguments checked; nullopt after an error.
   std::optional<SchedulePrimitive> primitive(const SchedCall& c) {
     static const std::set<std::string> kNotYet = {
-        "compute_root",    "store_at",     "store_root", "fuse",
-        "bound",           "rfactor",      "prefetch",
-        "reorder_storage", "fold_storage", "gpu_blocks", "gpu_threads"};
+        "compute_root", "store_at",        "store_root",   "fuse",       "bound",      "rfactor",
+        "prefetch",     "reorder_storage", "fold_storage", "gpu_blocks", "gpu_threads"};
     std::optional<ScheduleKind> kind;
-    for (ScheduleKind k :
-         {ScheduleKind::Split, ScheduleKind::Tile, ScheduleKind::Reorder, ScheduleKind::Vectorize,
-          ScheduleKind::Unroll, ScheduleKind::Parallel, ScheduleKind::ComputeInline, ScheduleKind::ComputeAt,
-          ScheduleKind::StorageAlign})
+    for (ScheduleKind k : {ScheduleKind::Split, ScheduleKind::Tile, ScheduleKind::Reorder,
+                           ScheduleKind::Vectorize, ScheduleKind::Unroll, ScheduleKind::Parallel,
+                           ScheduleKind::ComputeInline, ScheduleKind::ComputeAt, ScheduleKind::StorageAlign})
       if (c.prim == schedule_kind_name(k)) kind = k;
     if (!kind && kNotYet.count(c.prim)) {
       log_.error(c.prim_span, "schedule primitive '" + c.prim + "' is not supported yet");
@@ -472,8 +477,9 @@ class ScheduleChecker {
         break;
       case ScheduleKind::StorageAlign:
         forms = {"DF"};
-        usage = "storage_align expects a dimension (an index variable or its position) and a factor, e.g. "
-                "storage_align(y, 128)";
+        usage =
+            "storage_align expects a dimension (an index variable or its position) and a factor, e.g. "
+            "storage_align(y, 128)";
         break;
       case ScheduleKind::SetScope: break;
     }

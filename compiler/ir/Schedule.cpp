@@ -14,7 +14,8 @@ const char* schedule_kind_name(ScheduleKind k) {
   return "?";
 }
 
-std::vector<int64_t> aligned_shape(const std::vector<int64_t>& shape, const std::vector<SchedulePrimitive>& schedule) {
+std::vector<int64_t> aligned_shape(const std::vector<int64_t>& shape,
+                                   const std::vector<SchedulePrimitive>& schedule) {
   std::vector<int64_t> out = shape;
   for (size_t d = shape.size(); d-- > 1;) {
     int64_t dim = static_cast<int64_t>(d) - 1;

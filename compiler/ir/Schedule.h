@@ -70,7 +70,8 @@ struct SchedulePrimitive {
 // `schedule` making dimension dim's stride (the elements between rows of dim) a multiple of F
 // by rounding up the extent of dimension dim + 1 (inner dimensions first). Indices keep their
 // logical ranges; only the strides change.
-std::vector<int64_t> aligned_shape(const std::vector<int64_t>& shape, const std::vector<SchedulePrimitive>& schedule);
+std::vector<int64_t> aligned_shape(const std::vector<int64_t>& shape,
+                                   const std::vector<SchedulePrimitive>& schedule);
 
 // The name of the inner loop that `vectorize(v, F)` and `unroll(v, F)` split off: v_v, v_u.
 std::string shorthand_inner_name(ScheduleKind k, const std::string& var);
