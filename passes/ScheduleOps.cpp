@@ -20,6 +20,8 @@
 //     would be: its buffer keeps its whole shape, and its consumer, its only reader, comes
 //     later); after each stage, close the top allocation while no later stage reads its
 //     buffer; close the rest at the end.
+//  5. storage_align: allocate each aligned stage with its padded shape (aligned_shape) and
+//     send every access of it through that buffer, indices unchanged (align_storage).
 #include "passes/ScheduleOps.h"
 
 #include <algorithm>
@@ -240,7 +242,8 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
 
 bool has_loop_schedule(const Stage& stage) {
   for (const auto& p : stage.schedule)
-    if (p.kind != ScheduleKind::SetScope && p.kind != ScheduleKind::ComputeInline && p.kind != ScheduleKind::ComputeAt)
+    if (p.kind != ScheduleKind::SetScope && p.kind != ScheduleKind::ComputeInline &&
+        p.kind != ScheduleKind::ComputeAt && p.kind != ScheduleKind::StorageAlign)
       return true;
   return false;
 }
@@ -340,6 +343,27 @@ Stmt seq_or_nop(const std::vector<Stmt>& stmts) {
   return Seq::make(stmts);
 }
 
+// storage_align (step 5): a stage whose aligned shape differs from its shape is allocated with
+// the aligned shape, and every access goes through that buffer: the indices keep their
+// logical ranges, so flatten-buffers gives the padded strides, and verify-vtcm-limit sees the
+// padded size.
+Stmt align_storage(const std::vector<Stage>& stages, const Stmt& body) {
+  struct Swap : IRMutator {
+    std::map<const BufferNode*, Buffer> to;
+    Buffer mutate_buffer(const Buffer& b) override {
+      auto it = to.find(b.get());
+      return it == to.end() ? b : it->second;
+    }
+  } swap;
+  for (const auto& st : stages) {
+    std::vector<int64_t> shape = aligned_shape(st.out->shape, st.schedule);
+    if (shape == st.out->shape) continue;
+    DSPC_CHECK(!st.is_result, "storage_align on a result");
+    swap.to[st.out.get()] = BufferNode::make(st.out->name, st.out->dtype, shape, st.out->scope, st.out->span);
+  }
+  return swap.to.empty() ? body : swap.mutate(body);
+}
+
 PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
   std::set<std::string> used;
   NameCollector names(used);
@@ -404,7 +428,7 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
   out.name = f.name;
   out.inputs = f.inputs;
   out.outputs = f.outputs;
-  out.body = seq_or_nop(open[0].stmts);
+  out.body = align_storage(stages, seq_or_nop(open[0].stmts));
   out.span = f.span;
   return out;
 }

@@ -18,14 +18,25 @@ class ScheduleChecker {
                   const ScheduleScope& scope, std::vector<Stage>& stages, ErrorLog& log)
       : calls_(calls), scope_calls_(scope_calls), scope_(scope), stages_(stages), log_(log) {}
 
+  // cache_read and cache_write rewrite the stage list as they come, so that later lines can
+  // schedule the stages they add: the checker keeps its own copy of the function's names.
+
   // The other primitives need the stages' variables: they are checked after the stages, in
   // source order, and every primitive is attached to its stage. After an error in one stage's
   // schedule, its later primitives are not checked (one mistake, one error).
   void run() {
     std::map<std::string, LoopSchedule> loops;
+    loops_ = &loops;
     std::set<std::string> failed;
     for (size_t n = 0; n < calls_.size(); ++n) {
-      const SchedCall& c = calls_[n];
+      SchedCall c = calls_[n];
+      if (c.prim == "cache_read" || c.prim == "cache_write") {
+        if (!failed.count(c.target) && !cache(c)) failed.insert(c.target);
+        continue;
+      }
+      // After C.cache_write(...), C's loop primitives schedule the stage that computes it.
+      if (c.prim != "set_scope")
+        if (auto w = computed_in_.find(c.target); w != computed_in_.end()) c.target = w->second;
       auto at = scope_.stage_index.find(c.target);
       if (c.prim == "set_scope") {
         if (scope_calls_.count(n) && at != scope_.stage_index.end()) {
@@ -44,7 +55,7 @@ class ScheduleChecker {
       Stage& st = stages_[at->second];
       auto it = loops.find(c.target);
       if (it == loops.end()) it = loops.emplace(c.target, loop_schedule(st)).first;
-      if (!check_inline(c, *p, st, it->second) || !check_compute_at(c, *p, st)) {
+      if (!check_inline(c, *p, st, it->second) || !check_compute_at(c, *p, st) || !check_align(c, *p, st)) {
         failed.insert(c.target);
         continue;
       }
@@ -109,6 +120,222 @@ class ScheduleChecker {
     return true;
   }
 
+  // cache_read(A, scope) and cache_write(scope): checks the call and rewrites the stages at
+  // once (a new copy stage before C); false after an error.
+  bool cache(const SchedCall& c) {
+    auto fail = [&](Span span, std::string message) {
+      log_.error(span, std::move(message));
+      return false;
+    };
+    bool read = c.prim == "cache_read";
+    if (scope_.inputs.count(c.target))
+      return fail(c.target_span,
+                  "cannot " + c.prim + " input '" + c.target + "': only stages can be scheduled");
+    if (!scope_.stage_names.count(c.target))
+      return fail(c.target_span, "unknown stage '" + c.target + "' in schedule");
+    std::string usage = read ? "cache_read expects a tensor and a scope, e.g. cache_read(A, \"local.vtcm\")"
+                             : "cache_write expects one scope, e.g. cache_write(\"local.vtcm\")";
+    size_t want = read ? 2 : 1;
+    if (c.args.size() != want) {
+      Span at = c.args.size() < want ? (c.args.empty() ? c.lparen_span : c.args.back().tok.span)
+                                     : c.args[want].tok.span;
+      return fail(at, usage);
+    }
+    if (read && (c.args[0].tok.kind != Tok::Ident || c.args[0].negative))
+      return fail(c.args[0].tok.span, usage);
+    const SchedArg& scope_arg = c.args[want - 1];
+    if (scope_arg.tok.kind != Tok::String || scope_arg.negative) return fail(scope_arg.tok.span, usage);
+    auto scope = parse_storage_scope(scope_arg.tok.text);
+    if (!scope || !is_schedulable_scope(*scope))
+      return fail(scope_arg.tok.span,
+                  "unknown scope '" + scope_arg.tok.text + "' (expected " + schedulable_scope_names() + ")");
+    auto at = scope_.stage_index.find(c.target);
+    if (at == scope_.stage_index.end()) return false;  // the stage's own error explains it
+    if (auto w = computed_in_.find(c.target); w != computed_in_.end())
+      return fail(c.prim_span,
+                  "stage '" + c.target + "' is already computed in '" + w->second + "' by cache_write");
+    Stage& st = stages_[at->second];
+    if (read) return cache_read(c, st, *scope);
+    if (st.is_inlined())
+      return fail(c.prim_span, "cannot cache_write '" + c.target + "': it is computed inline");
+    if (st.computed_at())
+      return fail(c.prim_span, "cannot cache_write '" + c.target + "': it is computed at '" +
+                                   st.computed_at()->consumer + "'");
+    cache_write(c, at->second, *scope);
+    return true;
+  }
+
+  bool cache_read(const SchedCall& c, Stage& st, StorageScope scope) {
+    const Token& a = c.args[0].tok;
+    if (!scope_.tensors.count(a.text)) {
+      log_.error(a.span, "unknown tensor '" + a.text + "' in cache_read");
+      return false;
+    }
+    Buffer source;
+    struct Find : IRVisitor {
+      std::string name;
+      Buffer found;
+      void visit_Load(const Load* op) override {
+        if (op->buffer->name == name) found = op->buffer;
+        IRVisitor::visit_Load(op);
+      }
+    } find;
+    find.name = a.text;
+    find.visit(st.body);
+    if (!find.found) {
+      log_.error(a.span, "cannot cache_read '" + a.text + "' for '" + c.target + "', which does not read it");
+      return false;
+    }
+    if (auto p = scope_.stage_index.find(a.text); p != scope_.stage_index.end()) {
+      const Stage& producer = stages_[p->second];
+      if (producer.computed_at()) {
+        log_.error(a.span, "cannot cache_read '" + a.text + "': it is computed at '" +
+                               producer.computed_at()->consumer + "'");
+        return false;
+      }
+    }
+    source = find.found;
+    Stage copy;
+    copy.out = BufferNode::make(fresh(a.text, scope), source->dtype, source->shape, scope, c.prim_span);
+    copy.span = c.prim_span;
+    std::vector<Expr> indices;
+    for (size_t d = 0; d < source->shape.size(); ++d) {
+      std::string var = "ax" + std::to_string(d);
+      while (scope_.tensors.count(var)) var += "_";  // a loop does not share a tensor's name
+      copy.index_vars.push_back(VarNode::make(var, DataType::i32(), c.prim_span));
+      indices.push_back(var_expr(copy.index_vars.back()));
+    }
+    copy.body = Load::make(source, std::move(indices), c.prim_span);
+    copy.schedule.push_back(scope_primitive(c, copy.out->name, scope));
+    struct Swap : IRMutator {
+      const BufferNode* from;
+      Buffer to;
+      Buffer mutate_buffer(const Buffer& b) override { return b.get() == from ? to : b; }
+    } swap;
+    swap.from = source.get();
+    swap.to = copy.out;
+    st.body = swap.mutate(st.body);
+    insert(scope_.stage_index.at(c.target), std::move(copy));
+    return true;
+  }
+
+  // C becomes a copy of a new stage C_<scope>, which takes C's body and its loop primitives
+  // (those given so far and, through computed_in_, those given later).
+  void cache_write(const SchedCall& c, size_t index, StorageScope scope) {
+    Stage& st = stages_[index];
+    Stage compute;
+    compute.out = BufferNode::make(fresh(c.target, scope), st.out->dtype, st.out->shape, scope, c.prim_span);
+    compute.span = st.span;
+    compute.index_vars = st.index_vars;
+    compute.body = st.body;
+    compute.schedule.push_back(scope_primitive(c, compute.out->name, scope));
+    std::vector<SchedulePrimitive> kept;
+    for (auto& p : st.schedule) {
+      if (p.kind == ScheduleKind::SetScope) {
+        kept.push_back(p);
+        continue;
+      }
+      p.stage = compute.out->name;
+      compute.schedule.push_back(p);
+    }
+    st.schedule = std::move(kept);
+    std::vector<VarRef> vars;
+    std::vector<Expr> indices;
+    for (const auto& v : st.index_vars) {
+      vars.push_back(VarNode::make(v->name, v->dtype, v->span));
+      indices.push_back(var_expr(vars.back()));
+    }
+    st.index_vars = std::move(vars);
+    st.body = Load::make(compute.out, std::move(indices), c.prim_span);
+    std::string name = compute.out->name;
+    for (auto& other : stages_)
+      for (auto& p : other.schedule)
+        if (p.kind == ScheduleKind::ComputeAt && p.consumer == c.target) p.consumer = name;
+    if (auto it = loops_->find(c.target); it != loops_->end()) {
+      loops_->emplace(name, std::move(it->second));
+      loops_->erase(it);
+    }
+    computed_in_[c.target] = name;
+    insert(index, std::move(compute));
+  }
+
+  SchedulePrimitive scope_primitive(const SchedCall& c, const std::string& stage, StorageScope scope) const {
+    SchedulePrimitive p = primitive_head(c, ScheduleKind::SetScope);
+    p.stage = stage;
+    p.scope = scope;
+    return p;
+  }
+
+  // A_vtcm, A_global, then A_vtcm_2, ... if taken.
+  std::string fresh(const std::string& base, StorageScope scope) const {
+    std::string name = base + (scope == StorageScope::Global ? "_global" : "_vtcm");
+    std::string candidate = name;
+    for (int k = 2; scope_.tensors.count(candidate); ++k) candidate = name + "_" + std::to_string(k);
+    return candidate;
+  }
+
+  void insert(size_t index, Stage st) {
+    std::string name = st.out->name;
+    for (auto& [n, i] : scope_.stage_index)
+      if (i >= index) ++i;
+    stages_.insert(stages_.begin() + static_cast<std::ptrdiff_t>(index), std::move(st));
+    scope_.stage_index[name] = index;
+    scope_.stage_names.insert(name);
+    scope_.tensors.insert(name);
+  }
+
+  // storage_align(dim, F): an intermediate stage, stored; dim names or numbers a dimension
+  // other than the innermost (whose stride is 1); 0 < F <= 2^31 - 1; once per dimension; the
+  // aligned buffer stays under 2^31 bytes. Normalises `p` to factors {dim, F}.
+  bool check_align(const SchedCall& c, SchedulePrimitive& p, const Stage& st) {
+    auto fail = [&](Span span, std::string message) {
+      log_.error(span, std::move(message));
+      return false;
+    };
+    if (p.kind != ScheduleKind::StorageAlign) return true;
+    if (st.is_result)
+      return fail(c.target_span, "cannot storage_align result '" + c.target +
+                                     "': storage_align applies to intermediate stages");
+    if (st.is_inlined())
+      return fail(c.prim_span, "stage '" + c.target + "' is computed inline, so it has no storage to align");
+    int64_t rank = static_cast<int64_t>(st.index_vars.size());
+    Span dim_span = c.args[0].tok.span;
+    int64_t dim = -1;
+    if (!p.vars.empty()) {
+      for (int64_t d = 0; d < rank; ++d)
+        if (st.index_vars[d]->name == p.vars[0]) dim = d;
+      if (dim < 0)
+        return fail(dim_span, "'" + p.vars[0] + "' is not an index variable of stage '" + c.target + "'");
+      p.vars.clear();
+      p.var_spans.clear();
+      p.factors.insert(p.factors.begin(), dim);
+      p.factor_spans.insert(p.factor_spans.begin(), dim_span);
+    }
+    dim = p.factors[0];
+    if (c.args[0].negative || dim < 0 || dim >= rank - 1)
+      return fail(
+          dim_span,
+          "storage_align dimension " + c.args[0].tok.text + " is out of range for '" + c.target + "': " +
+              (rank == 1 ? std::string("a 1-D stage has only the innermost dimension, whose stride is 1")
+                         : "expected 0 to " + std::to_string(rank - 2) +
+                               " (the innermost dimension's stride is 1)"));
+    int64_t factor = p.factors[1];
+    if (factor <= 0) return fail(p.factor_spans[1], "storage_align factor must be positive");
+    if (factor > INT32_MAX) return fail(p.factor_spans[1], "storage_align factor is above 2^31 - 1");
+    for (const auto& q : st.schedule)
+      if (q.kind == ScheduleKind::StorageAlign && q.factors[0] == dim)
+        return fail(c.prim_span,
+                    "dimension " + std::to_string(dim) + " of '" + c.target + "' is already aligned");
+    std::vector<SchedulePrimitive> all = st.schedule;
+    all.push_back(p);
+    std::vector<int64_t> shape = aligned_shape(st.out->shape, all);
+    double bytes = st.out->dtype.bytes();
+    for (int64_t e : shape) bytes *= static_cast<double>(e);
+    if (bytes >= 2147483648.0)
+      return fail(p.factor_spans[1], "storage_align makes '" + c.target + "' too large (2^31 bytes or more)");
+    return true;
+  }
+
   static bool reads(const Stage& reader, const Buffer& b) {
     struct Reads : IRVisitor {
       const BufferNode* b;
@@ -160,6 +387,11 @@ class ScheduleChecker {
                                   storage_scope_name(st.out->scope));
       return false;
     }
+    for (const auto& q : st.schedule)
+      if (q.kind == ScheduleKind::StorageAlign) {
+        log_.error(c.prim_span, "cannot compute_inline '" + c.target + "': storage_align sets its storage");
+        return false;
+      }
     if (loops.has_loop_primitives()) {
       log_.error(c.prim_span, "cannot compute_inline '" + c.target + "': its loops are already scheduled");
       return false;
@@ -179,13 +411,12 @@ class ScheduleChecker {
   // The primitive `c` names, its target and its arguments checked; nullopt after an error.
   std::optional<SchedulePrimitive> primitive(const SchedCall& c) {
     static const std::set<std::string> kNotYet = {
-        "compute_root",    "store_at",     "store_root", "cache_read", "cache_write",
-        "storage_align",   "fuse",         "bound",      "rfactor",    "prefetch",
-        "reorder_storage", "fold_storage", "gpu_blocks", "gpu_threads"};
+        "compute_root", "store_at",        "store_root",   "fuse",       "bound",      "rfactor",
+        "prefetch",     "reorder_storage", "fold_storage", "gpu_blocks", "gpu_threads"};
     std::optional<ScheduleKind> kind;
-    for (ScheduleKind k :
-         {ScheduleKind::Split, ScheduleKind::Tile, ScheduleKind::Reorder, ScheduleKind::Vectorize,
-          ScheduleKind::Unroll, ScheduleKind::Parallel, ScheduleKind::ComputeInline, ScheduleKind::ComputeAt})
+    for (ScheduleKind k : {ScheduleKind::Split, ScheduleKind::Tile, ScheduleKind::Reorder,
+                           ScheduleKind::Vectorize, ScheduleKind::Unroll, ScheduleKind::Parallel,
+                           ScheduleKind::ComputeInline, ScheduleKind::ComputeAt, ScheduleKind::StorageAlign})
       if (c.prim == schedule_kind_name(k)) kind = k;
     if (!kind && kNotYet.count(c.prim)) {
       log_.error(c.prim_span, "schedule primitive '" + c.prim + "' is not supported yet");
@@ -244,6 +475,12 @@ class ScheduleChecker {
         forms = {"NN"};
         usage = "compute_at expects a stage and one of its loops, e.g. compute_at(C, y)";
         break;
+      case ScheduleKind::StorageAlign:
+        forms = {"DF"};
+        usage =
+            "storage_align expects a dimension (an index variable or its position) and a factor, e.g. "
+            "storage_align(y, 128)";
+        break;
       case ScheduleKind::SetScope: break;
     }
     const std::string* form = nullptr;
@@ -261,7 +498,7 @@ class ScheduleChecker {
     SchedulePrimitive p = primitive_head(c, kind);
     for (size_t k = 0; k < form->size(); ++k) {
       const SchedArg& a = c.args[k];
-      bool name = (*form)[k] == 'N';
+      bool name = (*form)[k] == 'N' || ((*form)[k] == 'D' && a.tok.kind == Tok::Ident);
       bool ok = name ? a.tok.kind == Tok::Ident && !a.negative : a.tok.kind == Tok::Int && !a.tok.suffix;
       if (!ok) {
         log_.error(a.tok.span, usage);
@@ -310,8 +547,12 @@ class ScheduleChecker {
         break;
       case ScheduleKind::ComputeAt:
         p.consumer = name(0);
+        if (auto w = computed_in_.find(p.consumer); w != computed_in_.end()) p.consumer = w->second;
         p.consumer_span = span(0);
         add_vars(1, 2);
+        break;
+      case ScheduleKind::StorageAlign:
+        if (c.args[0].tok.kind == Tok::Ident) add_vars(0, 1);
         break;
       case ScheduleKind::ComputeInline:
       case ScheduleKind::SetScope: break;
@@ -322,8 +563,10 @@ class ScheduleChecker {
  private:
   const std::vector<SchedCall>& calls_;
   const std::set<size_t>& scope_calls_;
-  const ScheduleScope& scope_;
+  ScheduleScope scope_;
   std::vector<Stage>& stages_;
+  std::map<std::string, std::string> computed_in_;  // cache_write: stage -> the stage computing it
+  std::map<std::string, LoopSchedule>* loops_ = nullptr;
   ErrorLog& log_;
 };
 

@@ -22,7 +22,8 @@ namespace dspc {
   X(Unroll, "unroll")                \
   X(Parallel, "parallel")            \
   X(ComputeInline, "compute_inline") \
-  X(ComputeAt, "compute_at")
+  X(ComputeAt, "compute_at")         \
+  X(StorageAlign, "storage_align")
 
 enum class ScheduleKind : uint8_t {
 #define DSPC_SCHEDULE_ENUMERATOR(e, name) e,
@@ -47,6 +48,8 @@ const char* schedule_kind_name(ScheduleKind k);
 //   parallel       {v}               -                         -
 //   compute_inline -                 -                         -
 //   compute_at     {v} (a loop of the consumer stage, named in `consumer`)
+//   storage_align  -                 -                         {dim, F}    (dim: the index of
+//                                                                            the dimension)
 struct SchedulePrimitive {
   ScheduleKind kind = ScheduleKind::SetScope;
   std::string stage;
@@ -62,6 +65,13 @@ struct SchedulePrimitive {
   std::string consumer;  // compute_at: the stage in whose loop this one is computed
   Span consumer_span;
 };
+
+// The shape a stage's buffer is allocated with: `shape`, with each storage_align(dim, F) in
+// `schedule` making dimension dim's stride (the elements between rows of dim) a multiple of F
+// by rounding up the extent of dimension dim + 1 (inner dimensions first). Indices keep their
+// logical ranges; only the strides change.
+std::vector<int64_t> aligned_shape(const std::vector<int64_t>& shape,
+                                   const std::vector<SchedulePrimitive>& schedule);
 
 // The name of the inner loop that `vectorize(v, F)` and `unroll(v, F)` split off: v_v, v_u.
 std::string shorthand_inner_name(ScheduleKind k, const std::string& var);

@@ -531,8 +531,8 @@ def misc_program():
 def schedule_program():
     p = Program("schedule", "Schedules never change results: split (E % F == 0, shift inwards, E < F), tile,\n"
                 "reorder, vectorize, unroll and parallel (with and without a factor), chained calls and\n"
-                "compute_inline and compute_at, on extents 1, 3, 127 and 130, 2-D stages, reductions and\n"
-                "VTCM stages.\n"
+                "compute_inline, compute_at, cache_read, cache_write and storage_align, on extents 1, 3, 127\n"
+                "and 130, 2-D stages, reductions and VTCM stages.\n"
                 "The interpreter runs the unscheduled program.")
     ext = [1, 3, 127, 130]
     params = [(f"A{n}", "i16", [n]) for n in ext]
@@ -598,6 +598,41 @@ def schedule_program():
            ["H.compute_at(O, y).vectorize(x, 64)", "O.split(x, xo, xi, 64).vectorize(xi)",
             'P.set_scope("local.vtcm").compute_at(C, xo)', "C.tile(x, y, xo, yo, xi, yi, 32, 2)",
             "T.compute_at(D, x)"])
+    p.func("cache_read", [("A", "u8", [127, 130]), ("B", "i16", [1]), ("E", "i32", [3]), ("F", "u8", [127])],
+           [("C", "u8", [127, 130]), ("D", "i16", [1]), ("G", "i32", [3]), ("H", "u8", [127])],
+           ["T[y: 127, x: 130] = A[126 - y, x] ^ A[y, 129 - x]",
+            "C[y, x] = T[y, x] + A[y, x] - T[126 - y, 129 - x]",
+            "D[x] = B[x] * B[0] - 7",
+            "G[x] = E[2 - x] * 3 + E[x]",
+            "H[x] = F[126 - x] + F[x] * 2"],
+           ['T.cache_read(A, "local.vtcm").split(x, xo, xi, 64).vectorize(xi)',
+            'C.cache_read(T, "local.vtcm").cache_read(A, "global").vectorize(x, 128)',
+            'D.cache_read(B, "local.vtcm")', 'G.cache_read(E, "global.vtcm").vectorize(x, 32)',
+            'H.cache_read(F, "local.vtcm").vectorize(x, 128)'])
+    p.func("cache_write", [("A", "u8", [127, 130]), ("B", "i16", [1]), ("E", "i32", [3]), ("F", "u8", [127])],
+           [("C", "u8", [127, 130]), ("D", "i16", [1]), ("G", "i32", [3]), ("H", "u8", [127])],
+           ["T[y: 127, x: 130] = A[126 - y, x] ^ A[y, 129 - x]",
+            "C[y, x] = T[y, x] + A[y, x] - T[126 - y, 129 - x]",
+            "D[x] = B[x] * B[0] - 7",
+            "G[x] = E[2 - x] * 3 + E[x]",
+            "H[x] = F[126 - x] + F[x] * 2"],
+           ['T.cache_write("local.vtcm").tile(x, y, xi, yi, 64, 4).vectorize(xi)',
+            'C.split(x, xo, xi, 32).cache_write("local.vtcm").vectorize(xi)',
+            'D.cache_write("local.vtcm")', 'G.cache_write("global").unroll(x)',
+            'H.cache_write("local.vtcm").vectorize(x, 128)'])
+    p.func("storage_align", [("A", "u8", [127, 130]), ("B", "i16", [3, 1]), ("E", "i32", [1, 3, 127])],
+           [("C", "u8", [127, 130]), ("D", "i16", [3, 1]), ("G", "i32", [1, 3, 127])],
+           ["T[y: 127, x: 130] = A[126 - y, x] ^ A[y, 129 - x]",
+            "C[y, x] = T[y, x] + A[y, x] - T[126 - y, 129 - x]",
+            "U[y: 3, x: 1] = B[2 - y, x] * 5",
+            "D[y, x] = U[y, x] - U[2 - y, 0] + B[y, x]",
+            "P[z: 1, y: 3, x: 127] = E[z, 2 - y, x] * 3 + E[z, y, 126 - x]",
+            "G[z, y, x] = P[z, y, x] ^ P[0, 2 - y, 126 - x]"],
+           ['T.set_scope("local.vtcm").storage_align(y, 256).vectorize(x, 128)',
+            "C.vectorize(x, 128)",
+            "U.storage_align(0, 3)",
+            'P.set_scope("local.vtcm").storage_align(1, 32).storage_align(z, 1000)',
+            'G.cache_write("local.vtcm").storage_align(y, 128).vectorize(x, 32)'])
     return p
 
 
