@@ -138,61 +138,55 @@ Expr broadcast_byte(const Expr& e, bool& is_signed) {
   return c->value;
 }
 
-}  // namespace
-
-// One term widen(u8 vector) * broadcast(byte) of a dot product with 32-bit lanes.
-bool dot_term(const Expr& e, Expr& vec, Expr& byte, bool& is_signed) {
-  const auto* m = e.as<Binary>();
+// widen(u8 vector) * broadcast(byte) with `bits`-bit lanes, in either order: the vector, the
+// byte and its signedness.
+bool widening_product(const Binary* m, int bits, Expr& vec, Expr& byte, bool& is_signed) {
   if (!m || m->op != BinaryOp::Mul) return false;
-  vec = widened_u8(m->a, 32);
+  vec = widened_u8(m->a, bits);
   byte = broadcast_byte(m->b, is_signed);
   if (!vec || !byte) {
-    vec = widened_u8(m->b, 32);
+    vec = widened_u8(m->b, bits);
     byte = broadcast_byte(m->a, is_signed);
   }
   return vec && byte;
+}
+
+}  // namespace
+
+// widen(v) * widen(s) in generic IR, for targets without a widening multiply.
+llvm::Value* FunctionCodegen::widening_product_ir(llvm::Value* v, llvm::Value* s, bool s_signed, DataType t) {
+  llvm::Type* ty = value_type(ctx_, t);
+  llvm::Value* scalar = s_signed ? b_.CreateSExt(s, ty->getScalarType()) : b_.CreateZExt(s, ty->getScalarType());
+  return b_.CreateMul(b_.CreateZExt(v, ty), b_.CreateVectorSplat(t.lanes, scalar));
 }
 
 // acc + u16/i16(u8 vector) * broadcast(byte), or the product alone: a widening multiply(-add)
 // when the target has one (TargetHooks::widening_mul_add).
 llvm::Value* FunctionCodegen::eval_widening_mul_add(const Binary* op) {
   if (op->dtype.lanes == 1 || op->dtype.bits != 16 || !op->dtype.is_integer()) return nullptr;
-  Expr acc;
-  const Binary* mul = nullptr;
-  if (op->op == BinaryOp::Mul) {
-    mul = op;
-  } else if (op->op == BinaryOp::Add) {
-    if (const auto* m = op->b.as<Binary>(); m && m->op == BinaryOp::Mul) {
-      mul = m;
-      acc = op->a;
-    } else if (const auto* m2 = op->a.as<Binary>(); m2 && m2->op == BinaryOp::Mul) {
-      mul = m2;
-      acc = op->b;
-    }
-  }
-  if (!mul) return nullptr;
+  Expr acc, vec, byte;
   bool is_signed = false;
-  Expr vec = widened_u8(mul->a), byte = broadcast_byte(mul->b, is_signed);
-  if (!vec || !byte) {
-    vec = widened_u8(mul->b);
-    byte = broadcast_byte(mul->a, is_signed);
+  if (op->op == BinaryOp::Add) {
+    if (widening_product(op->b.as<Binary>(), 16, vec, byte, is_signed))
+      acc = op->a;
+    else if (widening_product(op->a.as<Binary>(), 16, vec, byte, is_signed))
+      acc = op->b;
+    else
+      return nullptr;
+  } else if (!widening_product(op, 16, vec, byte, is_signed)) {
+    return nullptr;
   }
-  if (!vec || !byte) return nullptr;
   llvm::Value* acc_v = acc ? eval(acc) : nullptr;
   llvm::Value* v = eval(vec);
   llvm::Value* s = eval(byte);
   if (llvm::Value* r = hooks_->widening_mul_add(b_, acc_v, v, s, is_signed)) return r;
   // The target has none: the same arithmetic in generic IR, from the values already computed.
-  llvm::Type* ty = value_type(ctx_, op->dtype);
-  llvm::Value* wide = b_.CreateZExt(v, ty);
-  llvm::Value* splat = b_.CreateVectorSplat(op->dtype.lanes,
-                                            is_signed ? b_.CreateSExt(s, ty->getScalarType()) : b_.CreateZExt(s, ty->getScalarType()));
-  llvm::Value* prod = b_.CreateMul(wide, splat);
+  llvm::Value* prod = widening_product_ir(v, s, is_signed, op->dtype);
   return acc_v ? b_.CreateAdd(acc_v, prod) : prod;
 }
 
-// acc + (((t0 + t1) + t2) + t3) with dot_term terms (schedule-ops groups byte-product sums
-// so): a 4-way dot product when the target has one (TargetHooks::dot4_add).
+// acc + (((t0 + t1) + t2) + t3) with widening_product terms in 32 bits (schedule-ops groups
+// byte-product sums so): a 4-way dot product when the target has one (TargetHooks::dot4_add).
 llvm::Value* FunctionCodegen::eval_dot4_add(const Binary* op) {
   if (op->op != BinaryOp::Add || op->dtype.lanes == 1 || op->dtype.bits != 32 || !op->dtype.is_integer())
     return nullptr;
@@ -209,11 +203,12 @@ llvm::Value* FunctionCodegen::eval_dot4_add(const Binary* op) {
   bool any_signed = false, any_unsigned_byte = false;
   for (int j = 0; j < 4; ++j) {
     bool is_signed = false;
-    if (!dot_term(terms[j], vecs[j], bytes[j], is_signed)) return nullptr;
+    if (!widening_product(terms[j].as<Binary>(), 32, vecs[j], bytes[j], is_signed)) return nullptr;
     any_signed |= is_signed;
     any_unsigned_byte |= !is_signed && !bytes[j].as<IntImm>();
   }
-  // One instruction multiplies by all four bytes: they must agree on their signedness.
+  // One instruction multiplies by all four bytes: they must agree on their signedness (an
+  // unsigned constant byte below 128 reads the same either way).
   if (any_signed && any_unsigned_byte) return nullptr;
   if (any_signed)
     for (Expr& byte : bytes)
@@ -222,21 +217,16 @@ llvm::Value* FunctionCodegen::eval_dot4_add(const Binary* op) {
   llvm::Value* acc = eval(op->a);
   for (int j = 0; j < 4; ++j) {
     v.push_back(eval(vecs[j]));
-    llvm::Value* byte = eval(bytes[j]);
-    if (any_signed && bytes[j].dtype().is_uint()) byte = b_.CreateTrunc(byte, b_.getInt8Ty());
-    s.push_back(byte);
+    s.push_back(eval(bytes[j]));
   }
   if (llvm::Value* r = hooks_->dot4_add(b_, acc, v, s, any_signed)) return r;
   // The target has none: the same arithmetic in generic IR.
-  llvm::Type* ty = value_type(ctx_, op->dtype);
-  llvm::Value* total = acc;
   llvm::Value* group = nullptr;
   for (int j = 0; j < 4; ++j) {
-    llvm::Value* scalar = any_signed ? b_.CreateSExt(s[j], ty->getScalarType()) : b_.CreateZExt(s[j], ty->getScalarType());
-    llvm::Value* term = b_.CreateMul(b_.CreateZExt(v[j], ty), b_.CreateVectorSplat(op->dtype.lanes, scalar));
+    llvm::Value* term = widening_product_ir(v[j], s[j], any_signed, op->dtype);
     group = group ? b_.CreateAdd(group, term) : term;
   }
-  return b_.CreateAdd(total, group);
+  return b_.CreateAdd(acc, group);
 }
 
 llvm::Value* FunctionCodegen::eval_compare(BinaryOp op, DataType t, llvm::Value* a, llvm::Value* b) {

@@ -91,6 +91,7 @@ class FunctionCodegen {
   llvm::Value* eval_binary(const Binary* op);
   llvm::Value* eval_widening_mul_add(const Binary* op);
   llvm::Value* eval_dot4_add(const Binary* op);
+  llvm::Value* widening_product_ir(llvm::Value* v, llvm::Value* s, bool s_signed, DataType t);
   llvm::Value* eval_div_mod(const Binary* op, llvm::Value* a, llvm::Value* b);
   llvm::Value* eval_shift(const Binary* op, llvm::Value* a, llvm::Value* b);
   llvm::Value* eval_compare(BinaryOp op, DataType t, llvm::Value* a, llvm::Value* b);
@@ -115,8 +116,8 @@ class FunctionCodegen {
   llvm::Module& module_;
   llvm::LLVMContext& ctx_;
   const Target& target_;
-  std::unique_ptr<TargetHooks> hooks_;
   llvm::IRBuilder<> b_;
+  std::unique_ptr<TargetHooks> hooks_;
   llvm::Type* index_type_;
   llvm::Function* fn_ = nullptr;
   std::unordered_map<const VarNode*, llvm::Value*> vars_;
