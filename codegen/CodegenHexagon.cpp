@@ -24,6 +24,7 @@
 //    for i16(i8(A[i])) over 515 elements. The scalar remainder loop costs a few packets.
 // 5. Widening multiplies of a u8 vector by a byte (16-bit products, accumulated or not) use
 //    vmpybus / vmpyub: LLVM 19 selects unpack + two vmpyi + add for the generic IR.
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/IntrinsicsHexagon.h>
 #include <llvm/Support/CommandLine.h>
 
@@ -57,22 +58,20 @@ namespace {
 // lanes. These shuffles convert from and to dspc's lane order; between two HVX operations the
 // pair LLVM's InstCombine cancels them, so a chain of multiply-adds runs in pair order and
 // pays one vdeal and one vshuff in all.
+unsigned lanes_of(llvm::Value* v) { return llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements(); }
+
 llvm::Value* deinterleave(llvm::IRBuilder<>& b, llvm::Value* v) {
-  unsigned n = llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements();
-  std::vector<int> mask;
-  for (unsigned i = 0; i < n; i += 2) mask.push_back(static_cast<int>(i));
-  for (unsigned i = 1; i < n; i += 2) mask.push_back(static_cast<int>(i));
+  unsigned half = lanes_of(v) / 2;
+  llvm::SmallVector<int, 16> mask = llvm::createStrideMask(0, 2, half);
+  mask.append(llvm::createStrideMask(1, 2, half));
   return b.CreateShuffleVector(v, mask);
 }
 
-llvm::Value* interleave(llvm::IRBuilder<>& b, llvm::Value* v) {
-  unsigned n = llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements();
-  std::vector<int> mask;
-  for (unsigned i = 0; i < n / 2; ++i) {
-    mask.push_back(static_cast<int>(i));
-    mask.push_back(static_cast<int>(i + n / 2));
-  }
-  return b.CreateShuffleVector(v, mask);
+// x0 y0 x1 y1 ... from x and y (of one type); one vector's halves when y is null.
+llvm::Value* interleave(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y = nullptr) {
+  unsigned n = y ? lanes_of(x) : lanes_of(x) / 2;
+  return y ? b.CreateShuffleVector(x, y, llvm::createInterleaveMask(n, 2))
+           : b.CreateShuffleVector(x, llvm::createInterleaveMask(n, 2));
 }
 
 class HexagonHooks : public TargetHooks {
@@ -115,17 +114,9 @@ class HexagonHooks : public TargetHooks {
     if (target_.vector_bytes != 128 || n % 32 != 0) return nullptr;
     // Two rounds of two-way interleaves, which the backend selects as vshuff: bytes of v0 and
     // v1 (and of v2 and v3), then halfwords of the two results.
-    auto zip = [&](llvm::Value* x, llvm::Value* y) {
-      unsigned m = llvm::cast<llvm::FixedVectorType>(x->getType())->getNumElements();
-      std::vector<int> mask(2 * m);
-      for (unsigned i = 0; i < m; ++i) {
-        mask[2 * i] = static_cast<int>(i);
-        mask[2 * i + 1] = static_cast<int>(m + i);
-      }
-      return b.CreateShuffleVector(x, y, mask);
-    };
     auto* halves = llvm::FixedVectorType::get(b.getInt16Ty(), n);
-    llvm::Value* bytes = zip(b.CreateBitCast(zip(v[0], v[1]), halves), b.CreateBitCast(zip(v[2], v[3]), halves));
+    llvm::Value* bytes = interleave(b, b.CreateBitCast(interleave(b, v[0], v[1]), halves),
+                                    b.CreateBitCast(interleave(b, v[2], v[3]), halves));
     bytes = b.CreateBitCast(bytes, llvm::FixedVectorType::get(b.getInt8Ty(), 4 * n));
     llvm::Type* i32 = b.getInt32Ty();
     llvm::Value* rt = nullptr;
@@ -134,33 +125,18 @@ class HexagonHooks : public TargetHooks {
       rt = rt ? b.CreateOr(rt, byte) : byte;
     }
     auto id = s_signed ? llvm::Intrinsic::hexagon_V6_vrmpybus_acc_128B : llvm::Intrinsic::hexagon_V6_vrmpyub_acc_128B;
-    llvm::Value* out = nullptr;
+    // One instruction per HVX vector: 32 lanes of the accumulator, 128 interleaved bytes.
+    std::vector<llvm::Value*> parts;
     for (unsigned q = 0; q < n / 32; ++q) {
-      std::vector<int> lanes(32), chunk(128);
-      for (unsigned i = 0; i < 32; ++i) lanes[i] = static_cast<int>(32 * q + i);
-      for (unsigned i = 0; i < 128; ++i) chunk[i] = static_cast<int>(128 * q + i);
-      llvm::Value* vu = b.CreateBitCast(b.CreateShuffleVector(bytes, chunk), llvm::FixedVectorType::get(i32, 32));
-      llvm::Value* vx = b.CreateShuffleVector(acc, lanes);
-      llvm::Value* r = b.CreateIntrinsic(id, {}, {vx, vu, rt});
-      out = out ? concat_vectors(b, out, r) : r;
+      llvm::Value* vu = b.CreateBitCast(b.CreateShuffleVector(bytes, llvm::createSequentialMask(128 * q, 128, 0)),
+                                        llvm::FixedVectorType::get(i32, 32));
+      llvm::Value* vx = b.CreateShuffleVector(acc, llvm::createSequentialMask(32 * q, 32, 0));
+      parts.push_back(b.CreateIntrinsic(id, {}, {vx, vu, rt}));
     }
-    return out;
+    return llvm::concatenateVectors(b, parts);
   }
 
  private:
-  static llvm::Value* concat_vectors(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
-    unsigned nx = llvm::cast<llvm::FixedVectorType>(x->getType())->getNumElements();
-    unsigned ny = llvm::cast<llvm::FixedVectorType>(y->getType())->getNumElements();
-    if (nx != ny) {
-      // Pad y to x's length first (shufflevector takes operands of one type).
-      std::vector<int> pad(nx, -1);
-      for (unsigned i = 0; i < ny; ++i) pad[i] = static_cast<int>(i);
-      y = b.CreateShuffleVector(y, pad);
-    }
-    std::vector<int> mask(nx + ny);
-    for (unsigned i = 0; i < nx + ny; ++i) mask[i] = static_cast<int>(i < nx ? i : nx + (i - nx));
-    return b.CreateShuffleVector(x, y, mask);
-  }
 
   const Target& target_;
 };
