@@ -118,17 +118,6 @@ int count_reductions(const Expr& e) {
   return c.n;
 }
 
-Stmt substitute_stmt(const Stmt& s, const VarNode* from, const Expr& to) {
-  struct Sub : IRMutator {
-    const VarNode* from;
-    Expr to;
-    Expr mutate_Var(const Var* op, const Expr& self) override { return op == from ? to : self; }
-  } sub;
-  sub.from = from;
-  sub.to = to;
-  return sub.mutate(s);
-}
-
 // Loop fusion of two independent statements of the same shape: loops with equal constant
 // bounds become one loop (b's variable renamed to a's), sequences fuse element by element,
 // anything else runs a then b.
@@ -139,7 +128,7 @@ Stmt fuse(const Stmt& a, const Stmt& b) {
   const IntImm *bmin = fb ? as_int(fb->min) : nullptr, *bext = fb ? as_int(fb->extent) : nullptr;
   if (amin && aext && bmin && bext && amin->value == bmin->value && aext->value == bext->value &&
       fa->for_kind == fb->for_kind) {
-    Stmt body_b = substitute_stmt(fb->body, fb->var.get(), var_expr(fa->var));
+    Stmt body_b = substitute(fb->body, {{fb->var.get(), var_expr(fa->var)}});
     return For::make(fa->var, fa->min, fa->extent, fa->for_kind, fuse(fa->body, body_b), fa->span);
   }
   const auto* sa = a.as<Seq>();

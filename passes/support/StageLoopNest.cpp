@@ -149,6 +149,10 @@ Expr substitute(const Expr& e, const std::map<const VarNode*, Expr>& values, std
   return Substituter(values, used).mutate(e);
 }
 
+Stmt substitute(const Stmt& s, const std::map<const VarNode*, Expr>& values) {
+  return Substituter(values, nullptr).mutate(s);
+}
+
 LoopRange::LoopRange(int64_t min, int64_t extent) : min(make_i32(min)), extent(extent) {}
 
 std::vector<LoopRange> full_ranges(const Stage& stage) {

@@ -86,6 +86,8 @@ Stmt wrap_reductions(const std::vector<PendingReduction>& pending, Stmt body);
 // without, they keep their names.
 Expr substitute(const Expr& e, const std::map<const VarNode*, Expr>& values,
                 std::set<std::string>* used = nullptr);
+// The same on a statement.
+Stmt substitute(const Stmt& s, const std::map<const VarNode*, Expr>& values);
 
 // `base`, or base_1, base_2, ... : the first not in `used`, which gets it.
 std::string fresh_name(const std::string& base, std::set<std::string>& used);
