@@ -70,8 +70,8 @@ void build_runner_table(llvm::Module& m, const std::vector<EntryInfo>& entries) 
   // typedef struct { const char* name; uint8_t type_code, bits, is_output, ndim; const int64_t* shape; }
   auto* param_ty = llvm::StructType::create(ctx, {ptr, i8, i8, i8, i8, ptr}, "dspc_param_desc");
   // typedef struct { const char* name; dspc_packed_fn packed; uint32_t num_params; const dspc_param_desc*
-  // params; }
-  auto* func_ty = llvm::StructType::create(ctx, {ptr, ptr, i32, ptr}, "dspc_func_desc");
+  // params; dspc_call_fn call; } (call: the checked entry; null until make-packed-api emits it)
+  auto* func_ty = llvm::StructType::create(ctx, {ptr, ptr, i32, ptr, ptr}, "dspc_func_desc");
 
   std::vector<llvm::Constant*> funcs;
   for (const EntryInfo& e : entries) {
@@ -101,7 +101,8 @@ void build_runner_table(llvm::Module& m, const std::vector<EntryInfo>& entries) 
     llvm::Constant* name =
         private_global(m, llvm::ConstantDataArray::getString(ctx, e.name), "__dspc_" + e.name + "_name");
     funcs.push_back(llvm::ConstantStruct::get(
-        func_ty, {name, packed, llvm::ConstantInt::get(i32, e.params.size()), param_array}));
+        func_ty, {name, packed, llvm::ConstantInt::get(i32, e.params.size()), param_array,
+                  llvm::ConstantPointerNull::get(ptr)}));
   }
   auto* table_ty = llvm::ArrayType::get(func_ty, funcs.size());
   new llvm::GlobalVariable(m, table_ty, true, llvm::GlobalValue::ExternalLinkage,

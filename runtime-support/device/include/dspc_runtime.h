@@ -57,11 +57,37 @@ typedef struct {
 /* Packed entry: args[i] points at parameter i's data. Returns the kernel's status. */
 typedef int32_t (*dspc_packed_fn)(void** args);
 
+/* ---- the checked packed calling convention (make-packed-api; issue #10) -------------------
+ * Every compiled function `f` also gets `int32_t __dspc_call_f(const dspc_arg* args,
+ * int32_t num_args, dspc_context* ctx)`. It checks, before it touches any data: num_args
+ * against the parameter count (inputs then results, in signature order), then for each
+ * argument a non-null data pointer, the data pointer's alignment (the target's allocation
+ * alignment: 128 on Hexagon), type_code, bits, ndim and every extent. On a mismatch it sets the
+ * last error to a message naming the function, the argument (index and name) and what was
+ * expected, e.g. "f: argument 1 (B): expected shape u8[64, 128], got u8[64, 127]", and returns
+ * DSPC_ERR_BAD_ARGUMENT without running the kernel. Otherwise it returns the kernel's status.
+ * ctx is the explicit device context; NULL is accepted until the context lands (issue #9). */
+typedef struct dspc_context dspc_context;
+
+typedef struct {
+  void* data;
+  const int64_t* shape; /* ndim extents, row-major */
+  int32_t ndim;
+  uint8_t type_code;    /* DSPC_TYPE_* */
+  uint8_t bits;
+  uint16_t flags;       /* 0 */
+} dspc_arg;
+
+enum { DSPC_OK = 0, DSPC_ERR_KERNEL = 1, DSPC_ERR_BAD_ARGUMENT = 2 };
+
+typedef int32_t (*dspc_call_fn)(const dspc_arg* args, int32_t num_args, dspc_context* ctx);
+
 typedef struct {
   const char* name;
   dspc_packed_fn packed;
   uint32_t num_params;
   const dspc_param_desc* params;
+  dspc_call_fn call; /* the checked entry, __dspc_call_<name> */
 } dspc_func_desc;
 
 /* Emitted by dspc codegen into the kernel object when linking an executable. */
