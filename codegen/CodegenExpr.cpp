@@ -9,6 +9,7 @@
 // 4. float -> int casts saturate (llvm.fptosi.sat / fptoui.sat), int -> int casts extend by the
 //    source's signedness, bools are i1 in registers and i8 in memory;
 // 5. loads and stores get the largest alignment the index provably gives (up to 128 bytes).
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -396,19 +397,104 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
   return b_.CreateCall(callee, args);
 }
 
+namespace {
+
+// `e` as rest + c with c the sum of its outermost integer constants (rest null when e is one).
+std::pair<Expr, int64_t> split_constant(const Expr& e) {
+  if (std::optional<int64_t> c = const_int(e)) return {Expr(), *c};
+  const auto* op = e.as<Binary>();
+  if (!op || (op->op != BinaryOp::Add && op->op != BinaryOp::Sub)) return {e, 0};
+  auto [ra, ca] = split_constant(op->a);
+  auto [rb, cb] = split_constant(op->b);
+  if (op->op == BinaryOp::Sub) {
+    if (rb) return {e, 0};
+    return {ra, ca - cb};
+  }
+  if (!ra) return {rb, ca + cb};
+  if (!rb) return {ra, ca + cb};
+  return {Binary::make(BinaryOp::Add, ra, rb), ca + cb};
+}
+
+}  // namespace
+
+// A dense vector load at rest + c whose `rest` is a multiple of the register width, with c not
+// one: one aligned load per register-wide piece of the span and a constant shuffle per piece,
+// so that neighbouring taps (x - 1, x, x + 1) share their aligned loads and the backend
+// selects valign with an immediate shift. Null when the load is not of that form. Only the
+// aligned blocks holding the first and last byte of each piece are read, so nothing outside
+// the blocks of the loaded elements is touched.
+llvm::Value* FunctionCodegen::realigned_load(const Load* op, llvm::Type* mty) {
+  int64_t width = hooks_->split_load_bytes();
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(mty);
+  const auto* ramp = op->indices.size() == 1 ? op->indices[0].as<Ramp>() : nullptr;
+  if (!width || !vt || !ramp || const_int(ramp->stride) != std::optional<int64_t>(1)) return nullptr;
+  if (!vt->getElementType()->isIntegerTy() || vt->getScalarSizeInBits() % 8) return nullptr;
+  int64_t eb = vt->getScalarSizeInBits() / 8;
+  int64_t bytes = vt->getNumElements() * eb;
+  if (bytes % width) return nullptr;
+  auto [rest, c] = split_constant(ramp->base);
+  if ((c * eb) % width == 0) return nullptr;
+  auto it = handle_align_.find(op->buffer->data.get());
+  int64_t base_align = low_power_of_two(it == handle_align_.end() ? eb : it->second);
+  int64_t rest_multiple = rest ? known_multiple(rest) : kMaxMultiple;
+  if (std::min(base_align, kParamAlignment) < width || (rest_multiple * eb) % width) return nullptr;
+  llvm::Value* base = handle_of(op->buffer);
+  if (rest) base = b_.CreateInBoundsGEP(memory_type(ctx_, op->buffer->dtype), base, to_index(eval(rest), rest.dtype()));
+  auto* piece_ty = llvm::FixedVectorType::get(b_.getInt8Ty(), width);
+  auto block = [&](int64_t at) {
+    llvm::Value* p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), base, at);
+    return b_.CreateAlignedLoad(piece_ty, p, llvm::Align(width));
+  };
+  std::vector<llvm::Value*> pieces;
+  for (int64_t start = c * eb; start < c * eb + bytes; start += width) {
+    int64_t lo = start >= 0 ? start / width * width : -((-start + width - 1) / width) * width;
+    int64_t shift = start - lo;
+    llvm::Value* first = block(lo);
+    if (shift == 0) {
+      pieces.push_back(first);
+      continue;
+    }
+    std::vector<int> mask;
+    for (int64_t i = 0; i < width; ++i) mask.push_back(static_cast<int>(shift + i));
+    pieces.push_back(b_.CreateShuffleVector(first, block(lo + width), mask));
+  }
+  return b_.CreateBitCast(llvm::concatenateVectors(b_, pieces), mty);
+}
+
 llvm::Value* FunctionCodegen::eval_load(const Load* op) {
-  Access a = address(op->buffer, op->indices);
   llvm::Type* mty = memory_type(ctx_, op->dtype);
+  if (!op->dtype.is_bool())
+    if (llvm::Value* v = realigned_load(op, mty)) return v;
+  Access a = address(op->buffer, op->indices);
   llvm::Value* v = nullptr;
   if (a.is_gather) {
     auto* mask = llvm::ConstantInt::getTrue(
         llvm::VectorType::get(b_.getInt1Ty(), llvm::cast<llvm::VectorType>(mty)->getElementCount()));
     v = b_.CreateMaskedGather(mty, a.ptr, a.align, mask);
+  } else if (int64_t piece = split_bytes(mty)) {
+    // One load per vector register, concatenated.
+    auto* vt = llvm::cast<llvm::FixedVectorType>(mty);
+    unsigned n = piece / (vt->getScalarSizeInBits() / 8);
+    auto* pt = llvm::FixedVectorType::get(vt->getElementType(), n);
+    std::vector<llvm::Value*> parts;
+    for (unsigned k = 0; k < vt->getNumElements(); k += n) {
+      llvm::Value* p = b_.CreateConstInBoundsGEP1_32(vt->getElementType(), a.ptr, k);
+      parts.push_back(b_.CreateAlignedLoad(pt, p, llvm::commonAlignment(a.align, k * (piece / n))));
+    }
+    v = llvm::concatenateVectors(b_, parts);
   } else {
     v = b_.CreateAlignedLoad(mty, a.ptr, a.align);
   }
   if (op->dtype.is_bool()) return b_.CreateICmpNE(v, constant(mty, 0));
   return v;
+}
+
+int64_t FunctionCodegen::split_bytes(llvm::Type* t) const {
+  int64_t piece = hooks_->split_load_bytes();
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t);
+  if (!piece || !vt || !vt->getElementType()->isIntegerTy() || vt->getScalarSizeInBits() % 8) return 0;
+  int64_t bytes = vt->getNumElements() * (vt->getScalarSizeInBits() / 8);
+  return bytes > piece && bytes % piece == 0 ? piece : 0;
 }
 
 llvm::Value* FunctionCodegen::handle_of(const Buffer& b) {

@@ -78,6 +78,8 @@ class HexagonHooks : public TargetHooks {
  public:
   explicit HexagonHooks(const Target& target) : target_(target) {}
 
+  int64_t split_load_bytes() const override { return target_.vector_bytes; }
+
   llvm::Value* ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x,
                                llvm::Value* y) override;
 

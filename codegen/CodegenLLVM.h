@@ -40,6 +40,9 @@ llvm::Type* memory_type(llvm::LLVMContext& ctx, DataType t);
 class TargetHooks {
  public:
   virtual ~TargetHooks() = default;
+  // The width in bytes of the target's vector registers when a vector load wider than one
+  // register loads better as one load per register, concatenated (0: load it whole).
+  virtual int64_t split_load_bytes() const { return 0; }
   // A scalar ordered float comparison that needs target care (see CodegenHexagon.cpp).
   virtual llvm::Value* ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x,
                                        llvm::Value* y) {
@@ -110,6 +113,9 @@ class FunctionCodegen {
   };
   Access address(const Buffer& b, const std::vector<Expr>& indices);
   llvm::Value* to_index(llvm::Value* v, DataType t);  // to the pointer-width index type
+  llvm::Value* realigned_load(const Load* op, llvm::Type* mty);
+  // The piece size when a load of type t is split into register-wide loads (0: not split).
+  int64_t split_bytes(llvm::Type* t) const;
   llvm::Value* handle_of(const Buffer& b);
   int64_t known_multiple(const Expr& index) const;  // largest power of two dividing it
 

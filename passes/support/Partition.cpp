@@ -132,41 +132,75 @@ class MinMaxDropper : public IRMutator {
 
 }  // namespace
 
-std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions, size_t first_dim) {
+// The innermost variable's pieces for `lanes` > 1 (see Partition.h), or nullopt when the
+// interior [a, b) of [0, n) holds no aligned vector.
+std::optional<std::vector<DimRange>> vector_pieces(int64_t n, int64_t a, int64_t b, int64_t lanes) {
+  int64_t first = (a + lanes - 1) / lanes * lanes;
+  if (b - first < lanes) return std::nullopt;
+  int64_t end = first + (b - first) / lanes * lanes;
+  std::vector<DimRange> p;
+  if (a > 0) p.push_back({0, a});
+  p.push_back({first, end - first});
+  if (first > a && end < b) p.push_back({a, b - a, lanes});
+  else if (first > a) p.push_back({a, lanes});
+  else if (end < b) p.push_back({b - lanes, lanes});
+  if (b < n) p.push_back({b, n - b});
+  return p;
+}
+
+std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions, size_t first_dim, int64_t lanes) {
   Region full;
   for (int64_t e : stage.out->shape) full.push_back({0, e});
   Collector c;
   c.visit(stage.body);
+  // Each variable's pieces, and which of them is its interior (-1: none).
   std::vector<std::vector<DimRange>> pieces;
+  std::vector<int> interior_piece;
+  std::optional<std::vector<DimRange>> vector_innermost;
   size_t count = 1;
   for (size_t d = 0; d < stage.index_vars.size(); ++d) {
     int64_t n = stage.out->shape[d];
     std::vector<DimRange> p;
     std::optional<std::pair<int64_t, int64_t>> in;
     if (d >= first_dim) in = interior(stage, d, c);
+    interior_piece.push_back(-1);
     if (in) {
       auto [lo, hi] = *in;
-      if (lo > 0) p.push_back({0, lo});
+      bool merge_ends = lanes > 1 && d + 1 < stage.index_vars.size() && lo > 0 && lo == n - 1 - hi;
+      if (lo > 0 && !merge_ends) p.push_back({0, lo});
+      interior_piece.back() = static_cast<int>(p.size());
       p.push_back({lo, hi - lo + 1});
-      if (hi < n - 1) p.push_back({hi + 1, n - 1 - hi});
+      if (merge_ends) p.push_back({0, n, lo});
+      else if (hi < n - 1) p.push_back({hi + 1, n - 1 - hi});
+      if (lanes > 1 && d + 1 == stage.index_vars.size() && n >= lanes)
+        vector_innermost = vector_pieces(n, lo, hi + 1, lanes);
     } else {
       p.push_back({0, n});
     }
-    count *= p.size();
+    count *= std::max(p.size(), vector_innermost ? vector_innermost->size() : 0);
     pieces.push_back(std::move(p));
   }
-  if (count == 1 || count > max_regions) return {full};
-  std::vector<Region> out(1);
-  for (const auto& p : pieces) {
-    std::vector<Region> next;
-    for (const Region& r : out)
-      for (const DimRange& range : p) {
-        next.push_back(r);
-        next.back().push_back(range);
+  if ((count == 1 && !vector_innermost) || count > max_regions) return {full};
+  // The vector pieces of the innermost variable are used only where every outer variable is
+  // in its interior: the edge rows are a small part of the work, and cutting them too would
+  // multiply the vector code to compile (measured: conv3x3a16's compile 0.94 -> 1.83 times
+  // Halide's).
+  std::vector<std::pair<Region, bool>> out(1, {Region(), true});
+  for (size_t d = 0; d < pieces.size(); ++d) {
+    std::vector<std::pair<Region, bool>> next;
+    for (const auto& [r, inside] : out) {
+      const std::vector<DimRange>& choice =
+          d + 1 == pieces.size() && inside && vector_innermost ? *vector_innermost : pieces[d];
+      for (size_t k = 0; k < choice.size(); ++k) {
+        next.push_back({r, inside && (interior_piece[d] < 0 || interior_piece[d] == static_cast<int>(k))});
+        next.back().first.push_back(choice[k]);
       }
+    }
     out = std::move(next);
   }
-  return out;
+  std::vector<Region> regions;
+  for (auto& [r, inside] : out) regions.push_back(std::move(r));
+  return regions;
 }
 
 Expr drop_decided_minmax(const Expr& e, const Stage& stage, const Region& region) {

@@ -14,6 +14,9 @@ namespace dspc {
 // The values [min, min + extent) of one pure index variable.
 struct DimRange {
   int64_t min, extent;
+  // Only the first `ends` and the last `ends` values of the range are computed (by two
+  // vectors of `ends` lanes); another box computes the values between them. 0: all values.
+  int64_t ends = 0;
 };
 // One range per index variable of a stage, first variable first.
 using Region = std::vector<DimRange>;
@@ -26,7 +29,19 @@ using Region = std::vector<DimRange>;
 // with no such min/max, or whose interior cannot be proved, is one piece. Gives the single
 // full box when nothing is gained or there would be more than `max_regions` boxes. Only the
 // variables from `first_dim` on are partitioned (the others are one piece each).
-std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions = 27, size_t first_dim = 0);
+//
+// With `lanes` > 1 the innermost variable's interior is cut into a main piece of whole vectors
+// from the first multiple of `lanes` in it (aligned loads and stores, when rows are aligned),
+// and, unless the main piece is the whole interior, the vectors the main piece leaves out: the
+// interior's first vector, its last, or both as one `ends` piece over the whole interior.
+// They overlap the main piece by less than a vector: the overlap is computed twice, which a stage (a pure function of its index) allows.
+// The innermost edges stay as they are; an outer variable's two edges, when they are as wide
+// as each other, are one `ends` piece over the whole range (one box for the top and the
+// bottom rows, whose clamps stay). These pieces are used only in the boxes where every outer
+// variable is in its interior. Falls back to the plain pieces when the interior holds no
+// aligned vector.
+std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions = 27, size_t first_dim = 0,
+                                     int64_t lanes = 1);
 
 // `e` (a stage body) with every integer min/max that the region's ranges decide replaced by
 // the operand it always picks. Reduction axes range over their extents.

@@ -462,6 +462,18 @@ def stencil_program():
     return p
 
 
+def boxes_program():
+    p = Program("boxes", "The automatic schedule's boxes: a 5x5 window (two-row top and bottom edges in\n"
+                "one box), an interior whose main box of aligned vectors leaves a first and a last\n"
+                "vector to an ends box, and u16 taps read with aligned loads and constant shuffles.")
+    p.func("dilate5_11x300", [("I", "u8", [11, 300])], [("O", "u8", [11, 300])],
+           ["O[y, x] = max(I[clamp(y + r - 2, 0, 10), clamp(x + s - 2, 0, 299)], r: 5, s: 5)"])
+    p.func("gauss_5x333", [("I", "u8", [5, 333])], [("O", "u8", [5, 333])],
+           ["R[y: 5, x: 333] = u16(I[clamp(y - 1, 0, 4), x]) + 2 * u16(I[y, x]) + u16(I[clamp(y + 1, 0, 4), x])",
+            "O[y, x] = u8((R[y, clamp(x - 2, 0, 332)] + 3 * R[y, clamp(x - 1, 0, 332)] + R[y, x] + 3 * R[y, clamp(x + 1, 0, 332)] + R[y, clamp(x + 2, 0, 332)]) >> 4)"])
+    return p
+
+
 def vtcm_program():
     p = Program("vtcm", "Stages in VTCM: 1-D, 2-D, non-i8 dtypes, several at once, read by a reduction,\n"
                 "read transposed, chained, with the global.vtcm alias. Runs on host too (the host\n"
@@ -642,6 +654,7 @@ def programs():
            reduce_program(), reduce_nested_program(), access_program(), vtcm_program(), workspace_program(),
            misc_program()]
     ps += schedule_program().split()  # last: the seeds of the programs above stay as they were
+    ps += boxes_program().split()
     # A few programs also run for the oldest Hexagon version, and are compiled and linked for
     # the newest ones (qemu-hexagon -cpu v67 cannot decode all v69/v73 instructions).
     others = {"float_f32_arith", "float_f32_edge", "float_f64_arith", "int_i16_shift", "int_i32_divmod",

@@ -23,7 +23,9 @@ std::string boxes(const std::vector<Region>& regions) {
   std::string s;
   for (const Region& r : regions) {
     s += "[";
-    for (const DimRange& d : r) s += "(" + std::to_string(d.min) + "," + std::to_string(d.extent) + ")";
+    for (const DimRange& d : r)
+      s += "(" + std::to_string(d.min) + "," + std::to_string(d.extent) +
+           (d.ends ? " ends " + std::to_string(d.ends) : "") + ")";
     s += "]";
   }
   return s;
@@ -96,6 +98,30 @@ TEST(Partition, DecreasingIndexAndTinyExtents) {
   EXPECT_EQ(boxes(boundary_regions(st)), "[(0,15)][(15,1)]");
   Stage one = parse_stage("func f(I: u8[1]) -> (O: u8[1]) {\n  O[x] = I[clamp(x - 1, 0, 0)]\n}\n");
   EXPECT_EQ(boxes(boundary_regions(one)), "[(0,1)]");
+}
+
+TEST(Partition, VectorPiecesInTheInterior) {
+  // Interior [1, 299) at 128 lanes: the aligned main piece [128, 256) and one ends piece for
+  // the first (1) and last (171) vectors, but only where y is in its interior; the top and
+  // bottom rows are one ends piece of y.
+  Stage st = parse_stage(
+      "func f(I: u8[6, 300]) -> (O: u8[6, 300]) {\n"
+      "  O[y, x] = sum(I[clamp(y + r - 1, 0, 5), clamp(x + r - 1, 0, 299)], r: 3)\n"
+      "}\n");
+  EXPECT_EQ(boxes(boundary_regions(st, 27, 0, 128)),
+            "[(1,4)(0,1)][(1,4)(128,128)][(1,4)(1,298 ends 128)][(1,4)(299,1)]"
+            "[(0,6 ends 1)(0,1)][(0,6 ends 1)(1,298)][(0,6 ends 1)(299,1)]");
+  // Only a head vector when the interior ends on a vector boundary, only a tail one when it
+  // starts on one, none when both.
+  Stage head = parse_stage("func f(I: u8[256]) -> (O: u8[256]) {\n  O[x] = I[clamp(x - 1, 0, 255)]\n}\n");
+  EXPECT_EQ(boxes(boundary_regions(head, 27, 0, 128)), "[(0,1)][(128,128)][(1,128)]");
+  Stage tail = parse_stage("func f(I: u8[300]) -> (O: u8[300]) {\n  O[x] = I[clamp(x + 1, 0, 299)]\n}\n");
+  EXPECT_EQ(boxes(boundary_regions(tail, 27, 0, 128)), "[(0,256)][(171,128)][(299,1)]");
+  Stage both = parse_stage("func f(I: u8[257]) -> (O: u8[257]) {\n  O[x] = I[clamp(x + 1, 0, 256)]\n}\n");
+  EXPECT_EQ(boxes(boundary_regions(both, 27, 0, 128)), "[(0,256)][(256,1)]");
+  // An interior without an aligned vector keeps the plain pieces.
+  Stage small = parse_stage("func f(I: u8[130]) -> (O: u8[130]) {\n  O[x] = I[clamp(x - 1, 0, 129)]\n}\n");
+  EXPECT_EQ(boxes(boundary_regions(small, 27, 0, 128)), "[(0,1)][(1,129)]");
 }
 
 }  // namespace
