@@ -12,6 +12,7 @@
 #include "codegen/Codegen.h"
 #include "driver/Compile.h"
 #include "driver/Lower.h"
+#include "driver/ModuleJson.h"
 #include "compiler/ir/Printer.h"
 
 #ifndef DSPC_RUNTIME_DIR
@@ -382,7 +383,9 @@ bool emit_shared(const DriverOptions& o, const Compilation& c, const std::string
   if (!write_output(obj_path, obj)) return false;
   bool ok = link_shared(obj_path, o.lower.target, o.runtime_dir, out_path, diag);
   std::remove(obj_path.c_str());
-  return ok;
+  if (!ok) return false;
+  std::string name = out_path.substr(out_path.find_last_of('/') + 1);
+  return write_output(out_path + ".json", module_json(c.module, entries, o.lower.target, name));
 }
 
 int failure_status(const Diagnostics& diag) { return diag.has_internal_errors() ? 2 : 1; }

@@ -11,9 +11,12 @@ For each module (VTCM stages, integer division, float arithmetic, the workspace)
     "Shared modules"), and the ones the kernel needs are among them;
   - compiler helpers (__hexagon_divsi3, ...) are resolved inside the module, hidden;
   - it exports each kernel f, its checked entry __dspc_call_f, __dspc_funcs and
-    __dspc_num_funcs with default visibility.
+    __dspc_num_funcs with default visibility;
+  - its description OUT.so.json lists the functions, their entries (exported), parameters
+    and VTCM bytes (README, "The module description").
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -27,16 +30,18 @@ RELOCS = {
 }
 
 # (source relative to the repository, extra flags, functions, imports it must have, helpers it
-# must hold inside on Hexagon)
+# must hold inside on Hexagon, VTCM bytes per function)
 MODULES = [
     ("examples/alloc_vtcm.dsp", [], ["alloc_vtcm"],
-     {"HexagonBackendAllocateVTCM", "HexagonBackendFreeVTCM", "dspc_report_bad_arg"}, []),
+     {"HexagonBackendAllocateVTCM", "HexagonBackendFreeVTCM", "dspc_report_bad_arg"}, [], [4096]),
     ("tests/so/divide.dsp", [], ["divide"], {"dspc_report_bad_arg"},
-     ["__hexagon_divsi3", "__hexagon_moddi3"]),
-    ("tests/so/floats.dsp", [], ["floats"], {"dspc_report_bad_arg"}, ["__hexagon_divdf3"]),
+     ["__hexagon_divsi3", "__hexagon_moddi3"], [0]),
+    ("tests/so/floats.dsp", [], ["floats"], {"dspc_report_bad_arg"}, ["__hexagon_divdf3"], [0]),
     ("tests/so/workspace.dsp", ["--no-auto-schedule"], ["workspace"],
-     {"DspcWorkspaceAlloc", "DspcWorkspaceFree", "dspc_report_bad_arg"}, []),
-    ("tests/so/two_funcs.dsp", [], ["first", "second"], {"dspc_report_bad_arg"}, []),
+     {"DspcWorkspaceAlloc", "DspcWorkspaceFree", "dspc_report_bad_arg"}, [], [0]),
+    ("tests/so/two_funcs.dsp", [], ["first", "second"], {"dspc_report_bad_arg"}, [], [0, 0]),
+    ("tests/so/vtcm2d.dsp", [], ["vtcm2d"],
+     {"HexagonBackendAllocateVTCM", "HexagonBackendFreeVTCM", "dspc_report_bad_arg"}, [], [4 * 64 * 2 + 4 * 64 * 4]),
 ]
 
 
@@ -47,7 +52,7 @@ def run(cmd):
     return r.stdout
 
 
-def check_module(args, src, flags, funcs, imports, helpers, errors):
+def check_module(args, src, flags, funcs, imports, helpers, vtcm, errors):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     name = os.path.splitext(os.path.basename(src))[0]
     out = os.path.join(args.work_dir, f"{name}-{args.target}.so")
@@ -86,7 +91,34 @@ def check_module(args, src, flags, funcs, imports, helpers, errors):
                 errors.append(f"{where}: compiler helper {h} is not a local symbol of the module")
             if h in exported:
                 errors.append(f"{where}: exports compiler helper {h}")
+    check_json(out, where, funcs, vtcm, exported, errors)
     print(f"{where}: {len(relocs)} relocation kinds {sorted(relocs)}, imports {sorted(undefined)}")
+
+
+def check_json(out, where, funcs, vtcm, exported, errors):
+    try:
+        with open(out + ".json") as f:
+            desc = json.load(f)
+    except (OSError, ValueError) as e:
+        errors.append(f"{where}: no readable description {out}.json: {e}")
+        return
+    if desc.get("format") != "dspc-module" or desc.get("version") != 1:
+        errors.append(f"{where}: description has format {desc.get('format')} version {desc.get('version')}")
+    if desc.get("module") != os.path.basename(out):
+        errors.append(f"{where}: description names module {desc.get('module')}")
+    got = [(f["name"], f["entry"], f["vtcm_bytes"]) for f in desc.get("functions", [])]
+    want = [(fn, "__dspc_call_" + fn, v) for fn, v in zip(funcs, vtcm)]
+    if got != want:
+        errors.append(f"{where}: description lists {got}, expected {want}")
+    for f in desc.get("functions", []):
+        if f["entry"] not in exported:
+            errors.append(f"{where}: description's entry {f['entry']} is not exported")
+        for p in f["params"]:
+            if set(p) != {"name", "dtype", "shape", "is_output"}:
+                errors.append(f"{where}: parameter fields {sorted(p)}")
+        outs = [p["is_output"] for p in f["params"]]
+        if outs != sorted(outs) or True not in outs:
+            errors.append(f"{where}: {f['name']}: parameters are not inputs then results: {outs}")
 
 
 def main():
@@ -99,8 +131,8 @@ def main():
     args = p.parse_args()
     os.makedirs(args.work_dir, exist_ok=True)
     errors = []
-    for src, flags, funcs, imports, helpers in MODULES:
-        check_module(args, src, flags, funcs, imports, helpers, errors)
+    for src, flags, funcs, imports, helpers, vtcm in MODULES:
+        check_module(args, src, flags, funcs, imports, helpers, vtcm, errors)
     for e in errors:
         print("FAIL: " + e)
     return 1 if errors else 0
