@@ -19,6 +19,8 @@ struct CodegenOptions {
   // Off by default: dspc's vectorize pass vectorizes; the driver turns it on with
   // --no-auto-schedule, unless --no-auto-hvx.
   bool auto_hvx = false;
+  // Position-independent code, for a shared module (--emit=so).
+  bool pic = false;
 };
 
 // What the runner needs to call a function: its parameters in call order with the shapes
@@ -50,6 +52,15 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
 // `runtime_dir` holds the per-target runtime-support builds (see runtime-support/CMakeLists.txt).
 bool link_executable(const std::vector<std::string>& object_paths, const Target& target,
                      const std::string& runtime_dir, const std::string& out_path, Diagnostics& diag);
+
+// Links one object into a position-independent shared module (--emit=so):
+//   ld.lld -shared -Bsymbolic --exclude-libs=ALL -o OUT OBJECT [RUNTIME_DIR/TARGET/libdspc_builtins.a]
+// Runtime-support symbols stay undefined (the loader resolves them); on Hexagon the compiler
+// helpers (division, soft double, memcpy, ...) come from runtime-support's PIC builtins archive
+// and stay hidden inside the module. -Bsymbolic binds the module's own symbols locally, so its
+// dynamic relocations are only RELATIVE, GLOB_DAT and JMP_SLOT.
+bool link_shared(const std::string& object_path, const Target& target, const std::string& runtime_dir,
+                 const std::string& out_path, Diagnostics& diag);
 
 // C prototypes of every function, for --emit=header.
 std::string emit_c_header(const Module& m);

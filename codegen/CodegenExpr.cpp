@@ -369,6 +369,7 @@ llvm::Value* FunctionCodegen::eval_ramp(const Ramp* op) {
 
 llvm::Value* FunctionCodegen::eval_call(const Call* op) {
   if (op->call_kind == CallKind::Intrinsic) {
+    if (llvm::Value* v = eval_packed_intrinsic(op)) return v;
     if (op->name == kIsNullptr)
       return b_.CreateICmpEQ(eval(op->args[0]),
                              llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx_, 0)));

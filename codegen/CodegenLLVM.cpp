@@ -267,6 +267,15 @@ void build_functions(llvm::Module& module, const Module& m, const Target& target
   FunctionCodegen cg(module, target);
   for (const PrimFunc& f : m.funcs) cg.declare(f);
   for (const PrimFunc& f : m.funcs) cg.define(f);
+  std::vector<llvm::Function*> entries;
+  for (const PackedFunc& f : m.packed) entries.push_back(cg.declare_packed(f));
+  for (size_t i = 0; i < m.packed.size(); ++i) {
+    const PackedFunc& f = m.packed[i];
+    EntryInfo info{f.kernel, {}};
+    for (const Buffer& b : f.inputs) info.params.push_back({b->name, b->dtype, b->shape, false});
+    for (const Buffer& b : f.outputs) info.params.push_back({b->name, b->dtype, b->shape, true});
+    cg.define_packed(f, build_func_desc(module, info, entries[i]));
+  }
 }
 
 }  // namespace dspc::codegen

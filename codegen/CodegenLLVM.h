@@ -76,6 +76,10 @@ class FunctionCodegen {
   llvm::Function* declare(const PrimFunc& f);
   // Emits the body of a declared function.
   void define(const PrimFunc& f);
+  // The checked packed entry (CodegenPacked.cpp): i32 NAME(ptr args, i32 num_args, ptr ctx),
+  // after its kernel is declared. `desc` is the kernel's dspc_func_desc (func_desc()).
+  llvm::Function* declare_packed(const PackedFunc& f);
+  void define_packed(const PackedFunc& f, llvm::Constant* desc);
 
  private:
   // ---- statements (CodegenLLVM.cpp)
@@ -101,6 +105,7 @@ class FunctionCodegen {
   llvm::Value* eval_unary(const Unary* op);
   llvm::Value* eval_cast(const Cast* op);
   llvm::Value* eval_call(const Call* op);
+  llvm::Value* eval_packed_intrinsic(const Call* op);  // null when op is not one of them
   llvm::Value* eval_load(const Load* op);
   llvm::Value* eval_ramp(const Ramp* op);
   llvm::Value* constant(llvm::Type* type, int64_t v);
@@ -126,6 +131,8 @@ class FunctionCodegen {
   std::unique_ptr<TargetHooks> hooks_;
   llvm::Type* index_type_;
   llvm::Function* fn_ = nullptr;
+  const PackedFunc* packed_ = nullptr;     // the packed entry being defined, else null
+  llvm::Constant* packed_desc_ = nullptr;  // its kernel's dspc_func_desc
   std::unordered_map<const VarNode*, llvm::Value*> vars_;
   std::unordered_map<const VarNode*, int64_t> handle_align_;  // bytes the pointee is aligned to
   std::unordered_map<const VarNode*, int64_t> var_multiple_;  // power of two dividing an int var
@@ -135,7 +142,13 @@ class FunctionCodegen {
 void build_functions(llvm::Module& module, const Module& m, const Target& target);
 
 // Emits the packed wrappers and the __dspc_funcs descriptor table for `entries` (Runner.cpp).
+// Each entry's `call` field is the checked entry __dspc_call_NAME when the module has one.
 void build_runner_table(llvm::Module& module, const std::vector<EntryInfo>& entries);
+
+// A private dspc_func_desc for `e` (Runner.cpp), with a null `packed` and `call` as given:
+// what a checked entry passes to dspc_report_bad_arg. Shares its name and parameter arrays
+// with the runner table.
+llvm::Constant* build_func_desc(llvm::Module& module, const EntryInfo& e, llvm::Function* call);
 
 // Sets the process-wide LLVM options dspc needs (CodegenHexagon.cpp): HVX for LLVM's
 // vectorisers when they run, no small data, no epilogue vectorisation. Called once, before the

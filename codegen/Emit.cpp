@@ -123,7 +123,8 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& o
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(t.llvm_triple, error);
   if (!target) return nullptr;
   llvm::TargetOptions to;
-  auto* tm = target->createTargetMachine(t.llvm_triple, t.llvm_cpu, t.llvm_features, to, llvm::Reloc::Static,
+  auto* tm = target->createTargetMachine(t.llvm_triple, t.llvm_cpu, t.llvm_features, to,
+                                         options.pic ? llvm::Reloc::PIC_ : llvm::Reloc::Static,
                                          std::nullopt, codegen_level(options.opt_level));
   if (!tm) error = "cannot create a target machine for " + t.llvm_triple;
   return std::unique_ptr<llvm::TargetMachine>(tm);

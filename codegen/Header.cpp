@@ -35,7 +35,12 @@ std::vector<ParamInfo> params_of(const std::vector<Buffer>& inputs, const std::v
 
 std::vector<EntryInfo> entries_of(const Module& m) {
   std::vector<EntryInfo> out;
-  for (const PrimFunc& f : m.funcs) out.push_back({f.name, params_of(f.inputs, f.outputs)});
+  for (const PrimFunc& f : m.funcs) {
+    out.push_back({f.name, params_of(f.inputs, f.outputs)});
+    // A packed entry keeps the declared (unflattened) shapes its checks use.
+    for (const PackedFunc& p : m.packed)
+      if (p.kernel == f.name) out.back().params = params_of(p.inputs, p.outputs);
+  }
   return out;
 }
 

@@ -1,5 +1,6 @@
 // link_executable: in-process lld, as
 //   ld.lld -static -e _start --gc-sections -o OUT OBJECTS... RUNTIME_DIR/TARGET/libdspc_rt.a
+// link_shared: the same for a shared module (see Codegen.h), without libdspc_rt.a.
 //
 // 1. check that every input exists, so a missing runtime build is a clear error, not lld's;
 // 2. run lld's ELF driver with its output captured in strings;
@@ -44,6 +45,43 @@ void report_lld_errors(const std::string& text, Diagnostics& diag) {
 
 }  // namespace
 
+namespace {
+
+bool run_lld(const std::vector<const char*>& args, Diagnostics& diag) {
+  std::string out_text, err_text;
+  llvm::raw_string_ostream out(out_text), err(err_text);
+  lld::Result r = lld::lldMain(args, out, err, {{lld::Gnu, &lld::elf::link}});
+  out.flush();
+  err.flush();
+  if (r.retCode == 0) return true;
+  report_lld_errors(err_text, diag);
+  if (!r.canRunAgain) diag.error("link: lld cannot run again in this process");
+  return false;
+}
+
+}  // namespace
+
+bool link_shared(const std::string& object_path, const Target& target, const std::string& runtime_dir,
+                 const std::string& out_path, Diagnostics& diag) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(object_path, ec)) {
+    diag.error("object file not found: " + object_path);
+    return false;
+  }
+  std::vector<const char*> args = {"ld.lld", "-shared", "-Bsymbolic", "--exclude-libs=ALL",
+                                   "-o",     out_path.c_str(), object_path.c_str()};
+  std::string builtins = (fs::path(runtime_dir) / target.name / "libdspc_builtins.a").string();
+  if (target.is_hexagon) {
+    if (!fs::is_regular_file(builtins, ec)) {
+      diag.error("runtime-support builtins for " + target.name + " not found: " + builtins);
+      return false;
+    }
+    args.push_back(builtins.c_str());
+  }
+  return run_lld(args, diag);
+}
+
 bool link_executable(const std::vector<std::string>& object_paths, const Target& target,
                      const std::string& runtime_dir, const std::string& out_path, Diagnostics& diag) {
   namespace fs = std::filesystem;
@@ -63,16 +101,7 @@ bool link_executable(const std::vector<std::string>& object_paths, const Target&
                                    "-o",     out_path.c_str()};
   for (const std::string& o : object_paths) args.push_back(o.c_str());
   args.push_back(runtime.c_str());
-
-  std::string out_text, err_text;
-  llvm::raw_string_ostream out(out_text), err(err_text);
-  lld::Result r = lld::lldMain(args, out, err, {{lld::Gnu, &lld::elf::link}});
-  out.flush();
-  err.flush();
-  if (r.retCode == 0) return true;
-  report_lld_errors(err_text, diag);
-  if (!r.canRunAgain) diag.error("link: lld cannot run again in this process");
-  return false;
+  return run_lld(args, diag);
 }
 
 }  // namespace dspc

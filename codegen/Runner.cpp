@@ -2,11 +2,15 @@
 //
 // 1. for every entry, `i32 __dspc_packed_NAME(ptr args)` loads args[i] and calls the kernel;
 // 2. per parameter, a dspc_param_desc {name, type_code, bits, is_output, ndim, shape};
-// 3. `__dspc_funcs` (dspc_func_desc[]) and `__dspc_num_funcs` (uint32_t).
+// 3. `__dspc_funcs` (dspc_func_desc[]) and `__dspc_num_funcs` (uint32_t); each entry's `call` is
+//    the checked entry __dspc_call_NAME (make-packed-api) when the module has one, else null.
+// Parameter arrays and names are shared with the private descriptors the checked entries use.
 // The LLVM struct types mirror the C structs field by field; laying them out with the target's
 // data layout gives the C ABI's offsets on both Hexagon (4-byte pointers) and x86-64.
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
+
+#include <functional>
 
 #include "codegen/CodegenLLVM.h"
 
@@ -59,23 +63,38 @@ llvm::Function* packed_wrapper(llvm::Module& m, const EntryInfo& e) {
   return fn;
 }
 
-}  // namespace
+llvm::StructType* struct_type(llvm::LLVMContext& ctx, const char* name, llvm::ArrayRef<llvm::Type*> fields) {
+  if (auto* t = llvm::StructType::getTypeByName(ctx, name)) return t;
+  return llvm::StructType::create(ctx, fields, name);
+}
 
-void build_runner_table(llvm::Module& m, const std::vector<EntryInfo>& entries) {
+// typedef struct { const char* name; uint8_t type_code, bits, is_output, ndim; const int64_t* shape; }
+llvm::StructType* param_type(llvm::LLVMContext& ctx) {
+  auto* ptr = llvm::PointerType::get(ctx, 0);
+  auto* i8 = llvm::Type::getInt8Ty(ctx);
+  return struct_type(ctx, "dspc_param_desc", {ptr, i8, i8, i8, i8, ptr});
+}
+
+// typedef struct { const char* name; dspc_packed_fn packed; uint32_t num_params; const dspc_param_desc*
+// params; dspc_call_fn call; }
+llvm::StructType* func_type(llvm::LLVMContext& ctx) {
+  auto* ptr = llvm::PointerType::get(ctx, 0);
+  return struct_type(ctx, "dspc_func_desc", {ptr, ptr, llvm::Type::getInt32Ty(ctx), ptr, ptr});
+}
+
+// A private constant named `name`, made once per module.
+llvm::Constant* shared_global(llvm::Module& m, const std::string& name, const std::function<llvm::Constant*()>& init) {
+  if (llvm::GlobalVariable* g = m.getNamedGlobal(name)) return g;
+  return private_global(m, init(), name);
+}
+
+llvm::Constant* param_array(llvm::Module& m, const EntryInfo& e) {
   llvm::LLVMContext& ctx = m.getContext();
   auto* ptr = llvm::PointerType::get(ctx, 0);
   auto* i8 = llvm::Type::getInt8Ty(ctx);
-  auto* i32 = llvm::Type::getInt32Ty(ctx);
   auto* i64 = llvm::Type::getInt64Ty(ctx);
-  // typedef struct { const char* name; uint8_t type_code, bits, is_output, ndim; const int64_t* shape; }
-  auto* param_ty = llvm::StructType::create(ctx, {ptr, i8, i8, i8, i8, ptr}, "dspc_param_desc");
-  // typedef struct { const char* name; dspc_packed_fn packed; uint32_t num_params; const dspc_param_desc*
-  // params; dspc_call_fn call; } (call: the checked entry; null until make-packed-api emits it)
-  auto* func_ty = llvm::StructType::create(ctx, {ptr, ptr, i32, ptr, ptr}, "dspc_func_desc");
-
-  std::vector<llvm::Constant*> funcs;
-  for (const EntryInfo& e : entries) {
-    llvm::Function* packed = packed_wrapper(m, e);
+  if (e.params.empty()) return llvm::ConstantPointerNull::get(ptr);
+  return shared_global(m, "__dspc_" + e.name + "_params", [&] {
     std::vector<llvm::Constant*> params;
     for (const ParamInfo& p : e.params) {
       std::string prefix = "__dspc_" + e.name + "_" + p.name;
@@ -89,22 +108,40 @@ void build_runner_table(llvm::Module& m, const std::vector<EntryInfo>& entries) 
           private_global(m, llvm::ConstantDataArray::getString(ctx, p.name), prefix + "_name");
       uint8_t bits = p.dtype.is_bool() ? 8 : p.dtype.bits;
       params.push_back(llvm::ConstantStruct::get(
-          param_ty, {name, llvm::ConstantInt::get(i8, type_code(p.dtype)), llvm::ConstantInt::get(i8, bits),
-                     llvm::ConstantInt::get(i8, p.is_output ? 1 : 0),
-                     llvm::ConstantInt::get(i8, p.shape.size()), shape}));
+          param_type(ctx), {name, llvm::ConstantInt::get(i8, type_code(p.dtype)), llvm::ConstantInt::get(i8, bits),
+                            llvm::ConstantInt::get(i8, p.is_output ? 1 : 0),
+                            llvm::ConstantInt::get(i8, p.shape.size()), shape}));
     }
-    llvm::Constant* param_array = llvm::ConstantPointerNull::get(ptr);
-    if (!params.empty())
-      param_array =
-          private_global(m, llvm::ConstantArray::get(llvm::ArrayType::get(param_ty, params.size()), params),
-                         "__dspc_" + e.name + "_params");
-    llvm::Constant* name =
-        private_global(m, llvm::ConstantDataArray::getString(ctx, e.name), "__dspc_" + e.name + "_name");
-    funcs.push_back(llvm::ConstantStruct::get(
-        func_ty, {name, packed, llvm::ConstantInt::get(i32, e.params.size()), param_array,
-                  llvm::ConstantPointerNull::get(ptr)}));
+    return llvm::ConstantArray::get(llvm::ArrayType::get(param_type(ctx), params.size()), params);
+  });
+}
+
+llvm::Constant* func_desc(llvm::Module& m, const EntryInfo& e, llvm::Constant* packed, llvm::Constant* call) {
+  llvm::LLVMContext& ctx = m.getContext();
+  auto* ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Constant* name = shared_global(m, "__dspc_" + e.name + "_name",
+                                       [&] { return llvm::ConstantDataArray::getString(ctx, e.name); });
+  return llvm::ConstantStruct::get(
+      func_type(ctx), {name, packed ? packed : llvm::ConstantPointerNull::get(ptr),
+                       llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), e.params.size()), param_array(m, e),
+                       call ? call : llvm::ConstantPointerNull::get(ptr)});
+}
+
+}  // namespace
+
+llvm::Constant* build_func_desc(llvm::Module& m, const EntryInfo& e, llvm::Function* call) {
+  return private_global(m, func_desc(m, e, nullptr, call), "__dspc_" + e.name + "_desc");
+}
+
+void build_runner_table(llvm::Module& m, const std::vector<EntryInfo>& entries) {
+  llvm::LLVMContext& ctx = m.getContext();
+  auto* i32 = llvm::Type::getInt32Ty(ctx);
+  std::vector<llvm::Constant*> funcs;
+  for (const EntryInfo& e : entries) {
+    llvm::Function* packed = packed_wrapper(m, e);
+    funcs.push_back(func_desc(m, e, packed, m.getFunction("__dspc_call_" + e.name)));
   }
-  auto* table_ty = llvm::ArrayType::get(func_ty, funcs.size());
+  auto* table_ty = llvm::ArrayType::get(func_type(ctx), funcs.size());
   new llvm::GlobalVariable(m, table_ty, true, llvm::GlobalValue::ExternalLinkage,
                            llvm::ConstantArray::get(table_ty, funcs), "__dspc_funcs");
   new llvm::GlobalVariable(m, i32, true, llvm::GlobalValue::ExternalLinkage,

@@ -12,6 +12,7 @@
 #include "codegen/Codegen.h"
 #include "driver/Compile.h"
 #include "driver/Lower.h"
+#include "driver/ModuleJson.h"
 #include "compiler/ir/Printer.h"
 
 #ifndef DSPC_RUNTIME_DIR
@@ -33,9 +34,10 @@ Input is a .dsp file, or TIR as printed by --emit=tir. FILE '-' reads standard i
 
 Compile options:
 )";
-const char* kUsageTail = R"(  --emit=KIND            tir, llvm, asm, obj, exe or header (default obj)
+const char* kUsageTail = R"(  --emit=KIND            tir, llvm, asm, obj, exe, so or header (default obj)
   -o FILE                output file ('-' for standard output). Default: standard output for
-                         tir/llvm/asm/header, FILE's stem + .o for obj, + .elf for exe
+                         tir/llvm/asm/header, FILE's stem + .o for obj, + .elf for exe, + .so
+                         for so (a shared module with checked entries)
   -O0 -O1 -O2 -O3        LLVM optimisation level (default -O2)
   --no-auto-schedule     leave stages without a schedule as serial loop nests (no automatic
                          vectorization, partitioning or inlining)
@@ -202,8 +204,8 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     }
     if ((r = value(a, "--emit", v))) {
       if (r < 0) return missing("--emit");
-      if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "header")
-        return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, header)");
+      if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "so" && v != "header")
+        return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header)");
       o.emit = v;
       continue;
     }
@@ -371,6 +373,21 @@ bool emit_executable(const DriverOptions& o, const Compilation& c, const std::st
   return ok;
 }
 
+bool emit_shared(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag) {
+  CodegenOptions co = codegen_options(o);
+  co.pic = true;
+  auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
+  std::string obj;
+  if (!emit_module(c.module, entries, EmitKind::Obj, co, obj, diag)) return false;
+  std::string obj_path = out_path + ".o";
+  if (!write_output(obj_path, obj)) return false;
+  bool ok = link_shared(obj_path, o.lower.target, o.runtime_dir, out_path, diag);
+  std::remove(obj_path.c_str());
+  if (!ok) return false;
+  std::string name = out_path.substr(out_path.find_last_of('/') + 1);
+  return write_output(out_path + ".json", module_json(c.module, entries, o.lower.target, name));
+}
+
 int failure_status(const Diagnostics& diag) { return diag.has_internal_errors() ? 2 : 1; }
 
 namespace {
@@ -383,13 +400,17 @@ int compile_command(const DriverOptions& o) {
 
   bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header";
   std::string out = o.output;
-  if (out.empty()) out = text ? "-" : stem_of(o.input) + (o.emit == "exe" ? ".elf" : ".o");
+  if (out.empty()) out = text ? "-" : stem_of(o.input) + (o.emit == "exe" ? ".elf" : o.emit == "so" ? ".so" : ".o");
 
   if (o.emit == "tir") return write_output(out, print_module(c->module)) ? 0 : 1;
   if (o.emit == "header") return write_output(out, emit_c_header(c->module)) ? 0 : 1;
   if (o.emit == "exe") {
     if (out == "-") return usage_error("--emit=exe needs an output file");
     return emit_executable(o, *c, out, diag) ? 0 : failure_status(diag);
+  }
+  if (o.emit == "so") {
+    if (out == "-") return usage_error("--emit=so needs an output file");
+    return emit_shared(o, *c, out, diag) ? 0 : failure_status(diag);
   }
   CodegenOptions co = codegen_options(o);
   EmitKind kind = o.emit == "llvm" ? EmitKind::LLVM : o.emit == "asm" ? EmitKind::Asm : EmitKind::Obj;

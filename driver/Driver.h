@@ -56,5 +56,7 @@ bool read_source(const std::string& path, SourceFile& out);
 std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag);
 // Emits an object with the runner's entry table and links it with runtime-support into out_path.
 bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag);
+// Compiles position-independent code and links a shared module (--emit=so).
+bool emit_shared(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag);
 
 }  // namespace dspc

@@ -10,6 +10,7 @@
 #include "passes/FlattenBuffers.h"
 #include "passes/LowerVtcmAlloc.h"
 #include "passes/LowerWorkspaceAlloc.h"
+#include "passes/MakePackedApi.h"
 #include "passes/ScheduleOps.h"
 #include "passes/Simplify.h"
 #include "passes/Vectorize.h"
@@ -98,7 +99,8 @@ class Pipeline {
 
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {"schedule-ops", "verify-vtcm-limit", "flatten-buffers", "vectorize",
-                                                 "lower-vtcm-alloc", "lower-workspace-alloc", "simplify"};
+                                                 "lower-vtcm-alloc", "lower-workspace-alloc", "simplify",
+                                                 "make-packed-api"};
   return names;
 }
 
@@ -110,6 +112,8 @@ std::optional<Module> lower_tir(const Module& input, const LowerOptions& o, Diag
   p.run("lower-vtcm-alloc", lower_vtcm_alloc);
   p.run("lower-workspace-alloc", lower_workspace_alloc);
   p.run("simplify", simplify);
+  // The entries check the shapes callers declared: `input`'s, before flatten-buffers.
+  p.run("make-packed-api", [&] { return make_packed_api(p.module(), input, o); });
   return p.result();
 }
 

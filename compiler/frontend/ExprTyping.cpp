@@ -248,9 +248,10 @@ Elaborator::Val Elaborator::call(const Ast& a, std::optional<DataType> hint) {
   }
   if (dialect_ == Dialect::Tir) {
     if (auto sig = lookup_intrinsic(n)) {
-      arity(sig->params.size());
+      if (!sig->rest || a.args.size() < sig->params.size()) arity(sig->params.size());
       std::vector<Expr> xs;
-      for (size_t i = 0; i < a.args.size(); ++i) xs.push_back(build(args(i), sig->params[i]));
+      for (size_t i = 0; i < a.args.size(); ++i)
+        xs.push_back(build(args(i), i < sig->params.size() ? sig->params[i] : *sig->rest));
       return Val{checked(log_, a.span, [&] { return Call::make(CallKind::Intrinsic, n, xs, a.span); }), {}};
     }
   }

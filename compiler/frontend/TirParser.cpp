@@ -71,6 +71,14 @@ class TirParser {
       scopes_ = Scopes{};
       nesting_ = 0;
       try {
+        if (ts_.at_word("packed_func")) {
+          m.packed.push_back(packed_func());
+          for (size_t i = 0; i + 1 < m.packed.size(); ++i)
+            if (m.packed[i].name == m.packed.back().name || m.packed[i].kernel == m.packed.back().kernel)
+              log_.error(m.packed.back().span, "duplicate packed entry '" + m.packed.back().name + "'");
+          continue;
+        }
+        if (!m.packed.empty()) ts_.fail_expected("'packed_func' (packed entries follow every prim_func)");
         if (!ts_.at_word("prim_func")) ts_.fail_expected("'prim_func'");
         m.funcs.push_back(func());
         for (size_t i = 0; i + 1 < m.funcs.size(); ++i)
@@ -78,8 +86,15 @@ class TirParser {
             log_.error(m.funcs.back().span, "duplicate function '" + m.funcs.back().name + "'");
       } catch (const Abort&) {
         if (!ts_.at(Tok::End)) ts_.next();
-        while (!ts_.at(Tok::End) && !(ts_.at_word("prim_func") && ts_.peek().line_start)) ts_.next();
+        while (!ts_.at(Tok::End) &&
+               !((ts_.at_word("prim_func") || ts_.at_word("packed_func")) && ts_.peek().line_start))
+          ts_.next();
       }
+    }
+    if (log_.total() > 0) return std::nullopt;
+    for (const PackedFunc& p : m.packed) {
+      bool wraps = std::any_of(m.funcs.begin(), m.funcs.end(), [&](const PrimFunc& f) { return f.name == p.kernel; });
+      if (!wraps) log_.error(p.span, "packed entry '" + p.name + "' wraps '" + p.kernel + "', which is not a prim_func here");
     }
     if (log_.total() > 0) return std::nullopt;
     return m;
@@ -187,6 +202,52 @@ class TirParser {
     params(f.outputs);
     ts_.expect(Tok::LBrace);
     f.body = block();
+    return f;
+  }
+
+  // `NAME: DT` as a scalar parameter of a packed entry, of the dtype it must have.
+  VarRef scalar_param(DataType want) {
+    const Token& name = ts_.expect(Tok::Ident, "parameter name");
+    ts_.expect(Tok::Colon);
+    const Token& t = ts_.peek();
+    DataType dt = dtype();
+    if (dt != want) ts_.fail(t.span, "this packed_func parameter must be " + want.str() + ", got " + dt.str());
+    for (const auto& [n, v] : scopes_.vars)
+      if (n == name.text) ts_.fail(name.span, "duplicate parameter '" + n + "'");
+    VarRef v = VarNode::make(name.text, dt, name.span);
+    scopes_.vars.emplace_back(name.text, v);
+    return v;
+  }
+
+  // packed_func NAME(args: handle, num_args: i32, ctx: handle) wraps KERNEL(PARAMS) -> (PARAMS) { ... }
+  // The wrapped parameters are only a description: they bind no names in the body.
+  PackedFunc packed_func() {
+    ts_.next();
+    PackedFunc f;
+    const Token& name = ts_.expect(Tok::Ident, "function name");
+    f.name = name.text;
+    f.span = name.span;
+    ts_.expect(Tok::LParen);
+    f.args = scalar_param(DataType::handle());
+    ts_.expect(Tok::Comma);
+    f.num_args = scalar_param(DataType::i32());
+    ts_.expect(Tok::Comma);
+    f.ctx = scalar_param(DataType::handle());
+    ts_.expect(Tok::RParen);
+    expect_word("wraps");
+    f.kernel = ts_.expect(Tok::Ident, "wrapped function name").text;
+    for (auto* list : {&f.inputs, &f.outputs}) {
+      if (list == &f.outputs) ts_.expect(Tok::Arrow);
+      ts_.expect(Tok::LParen);
+      if (ts_.accept(Tok::RParen)) continue;
+      do {
+        list->push_back(buffer_decl(""));
+      } while (ts_.accept(Tok::Comma));
+      ts_.expect(Tok::RParen);
+    }
+    ts_.expect(Tok::LBrace);
+    f.body = block();
+    if (!f.body) ts_.fail(name.span, "empty packed_func body");
     return f;
   }
 
@@ -378,7 +439,7 @@ std::optional<Module> parse_tir(const SourceFile& source, Diagnostics& diag) {
 
 bool looks_like_tir(const std::string& text) {
   Token t = Lexer(text).next();
-  return t.kind == Tok::Ident && t.text == "prim_func";
+  return t.kind == Tok::Ident && (t.text == "prim_func" || t.text == "packed_func");
 }
 
 }  // namespace dspc

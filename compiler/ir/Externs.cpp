@@ -19,6 +19,9 @@ const std::vector<ExternFunction>& extern_functions() {
       {kFreeVtcm,       {kI32, {kHandle}},       ExternRole::Free,     AllocPool::Vtcm},
       {kWorkspaceAlloc, {kHandle, {kI32, kI32}}, ExternRole::Allocate, AllocPool::Workspace, 0,    1,    kWorkspaceFree},
       {kWorkspaceFree,  {kI32, {kHandle}},       ExternRole::Free,     AllocPool::Workspace},
+      // (func_desc, args, num_args, index or -1 for the count, alignment): sets the last
+      // error to what argument `index` (or the count) got wrong; returns DSPC_ERR_BAD_ARGUMENT.
+      {kReportBadArg,   {kI32, {kHandle, kHandle, kI32, kI32, kI32}}, ExternRole::Report, AllocPool::Vtcm},
   };
   // clang-format on
   return table;
@@ -29,6 +32,21 @@ const std::vector<IntrinsicFunction>& intrinsic_functions() {
       {kIsNullptr, {DataType::boolean(), {kHandle}}, false},
       // Returns from the generated function with the runtime's recorded error.
       {kThrowLastError, {kI32, {}}, true},
+      // The checked packed entry's vocabulary (make-packed-api; only inside a packed_func).
+      {kArgData, {kHandle, {kHandle, kI32}}, false},
+      {kArgShape, {kHandle, {kHandle, kI32}}, false},
+      {kArgNdim, {kI32, {kHandle, kI32}}, false},
+      {kArgTypeCode, {kI32, {kHandle, kI32}}, false},
+      {kArgBits, {kI32, {kHandle, kI32}}, false},
+      {kArgExtent, {DataType::i64(), {kHandle, kI32, kI32}}, false},
+      // Whether the address is a multiple of the (power of two) alignment.
+      {kIsAligned, {DataType::boolean(), {kHandle, kI32}}, false},
+      // The wrapped kernel's dspc_func_desc (name and parameter descriptors).
+      {kFuncDesc, {kHandle, {}}, false},
+      // Calls the wrapped kernel with these data pointers; its status.
+      {kCallKernel, {kI32, {}, kHandle}, true},
+      // Returns the value from the packed entry.
+      {kReturn, {kI32, {kI32}}, true},
   };
   return table;
 }

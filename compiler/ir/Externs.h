@@ -17,6 +17,8 @@ namespace dspc {
 struct CalleeSignature {
   DataType ret;
   std::vector<DataType> params;
+  // When set, any number of further arguments of this dtype follow `params` (call_kernel).
+  std::optional<DataType> rest = std::nullopt;
 };
 
 inline constexpr const char* kAllocateVtcm = "HexagonBackendAllocateVTCM";
@@ -27,10 +29,24 @@ inline constexpr const char* kWorkspaceFree = "DspcWorkspaceFree";
 inline constexpr const char* kIsNullptr = "isnullptr";
 inline constexpr const char* kThrowLastError = "throw_last_error";
 
+// The checked packed entry (make-packed-api). The arg_* intrinsics read field `i` of
+// args[i] (a dspc_arg array); arg_extent reads shape[d] of argument i.
+inline constexpr const char* kArgData = "arg_data";
+inline constexpr const char* kArgShape = "arg_shape";
+inline constexpr const char* kArgNdim = "arg_ndim";
+inline constexpr const char* kArgTypeCode = "arg_type_code";
+inline constexpr const char* kArgBits = "arg_bits";
+inline constexpr const char* kArgExtent = "arg_extent";
+inline constexpr const char* kIsAligned = "is_aligned";
+inline constexpr const char* kFuncDesc = "func_desc";
+inline constexpr const char* kCallKernel = "call_kernel";
+inline constexpr const char* kReturn = "return";
+inline constexpr const char* kReportBadArg = "dspc_report_bad_arg";
+
 // The runtime memory an allocator or free function serves.
 enum class AllocPool : uint8_t { Vtcm, Workspace };
 
-enum class ExternRole : uint8_t { Allocate, Free };
+enum class ExternRole : uint8_t { Allocate, Free, Report };
 
 struct ExternFunction {
   const char* name;

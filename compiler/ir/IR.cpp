@@ -252,14 +252,14 @@ Expr Call::make(CallKind kind, std::string name, std::vector<Expr> args, Span s)
   auto sig = kind == CallKind::Extern ? lookup_extern(name) : lookup_intrinsic(name);
   require(sig.has_value(), std::string(kind == CallKind::Extern ? "unknown extern function '"
                                                                  : "unknown intrinsic '") + name + "'");
-  require(args.size() == sig->params.size(),
-          "'" + name + "' takes " + std::to_string(sig->params.size()) + " arguments, got " +
-              std::to_string(args.size()));
+  require(sig->rest ? args.size() >= sig->params.size() : args.size() == sig->params.size(),
+          "'" + name + "' takes " + std::string(sig->rest ? "at least " : "") + std::to_string(sig->params.size()) +
+              " arguments, got " + std::to_string(args.size()));
   for (size_t i = 0; i < args.size(); ++i) {
     require_defined(args[i], "call argument");
-    require(args[i].dtype() == sig->params[i], "argument " + std::to_string(i + 1) + " of '" + name +
-                                                   "' must be " + sig->params[i].str() + ", got " +
-                                                   args[i].dtype().str());
+    DataType want = i < sig->params.size() ? sig->params[i] : *sig->rest;
+    require(args[i].dtype() == want, "argument " + std::to_string(i + 1) + " of '" + name + "' must be " +
+                                         want.str() + ", got " + args[i].dtype().str());
   }
   return std::make_shared<Call>(sig->ret, kind, std::move(name), std::move(args), s);
 }

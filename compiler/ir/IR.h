@@ -386,8 +386,26 @@ struct PrimFunc {
   Span span;
 };
 
+// The checked packed entry of a kernel (make-packed-api), with the C ABI of
+// runtime-support/device/include/dspc_runtime.h:
+//   int32_t NAME(const dspc_arg* args, int32_t num_args, dspc_context* ctx)
+// `inputs`/`outputs` are the kernel's parameters as callers see them (declared, unflattened
+// shapes): the body checks the descriptors against them before it calls the kernel. The body
+// ends every path with the `return` intrinsic; it reads arguments only through the arg_*
+// intrinsics, and `func_desc()` and `call_kernel(...)` refer to `kernel`.
+struct PackedFunc {
+  std::string name;    // __dspc_call_<kernel>
+  std::string kernel;  // the PrimFunc it wraps
+  std::vector<Buffer> inputs;
+  std::vector<Buffer> outputs;
+  VarRef args, num_args, ctx;  // handle, i32, handle
+  Stmt body;
+  Span span;
+};
+
 struct Module {
   std::vector<PrimFunc> funcs;
+  std::vector<PackedFunc> packed;  // after make-packed-api: one per function
 };
 
 // ---------------------------------------------------------------- tensor program (pre-TIR)

@@ -202,9 +202,19 @@ std::string print_func(const PrimFunc& f) {
   return p.out;
 }
 
+std::string print_packed_func(const PackedFunc& f) {
+  StmtPrinter p;
+  p.line(0, "packed_func " + f.name + "(" + f.args->name + ": handle, " + f.num_args->name + ": i32, " +
+                f.ctx->name + ": handle) wraps " + signature(f.kernel, f.inputs, f.outputs) + " {");
+  p.block(f.body, 1);
+  p.line(0, "}");
+  return p.out;
+}
+
 std::string print_module(const Module& m) {
   std::string s;
   for (size_t i = 0; i < m.funcs.size(); ++i) s += (i ? "\n" : "") + print_func(m.funcs[i]);
+  for (const PackedFunc& f : m.packed) s += (s.empty() ? "" : "\n") + print_packed_func(f);
   return s;
 }
 

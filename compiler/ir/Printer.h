@@ -10,6 +10,12 @@
 //     C[i, j] = expr
 //     throw_last_error()
 //   }
+//   packed_func __dspc_call_NAME(args: handle, num_args: i32, ctx: handle) wraps NAME(A: u8[64, 128], ...) -> (...) {
+//     if num_args != 3 { return(call_extern("dspc_report_bad_arg", func_desc(), args, num_args, -1, 128)) }
+//     ...
+//     return(call_kernel(arg_data(args, 0), ...))
+//   }
+// Packed entries (make-packed-api) print after every prim_func.
 // Literals: i32 bare (5), others with a suffix (5i8, 200u8, 1.5f32), bool true/false.
 #pragma once
 
@@ -26,6 +32,7 @@ std::string print_expr(const Expr& e);
 std::string shape_str(const std::vector<int64_t>& shape);
 std::string print_stmt(const Stmt& s, int indent = 0);
 std::string print_func(const PrimFunc& f);
+std::string print_packed_func(const PackedFunc& f);
 std::string print_module(const Module& m);
 
 }  // namespace dspc

@@ -38,6 +38,21 @@ class Checker {
     stmt(f.body);
   }
 
+  // A packed entry binds its three scalar parameters; the wrapped signature binds nothing
+  // (the body reaches arguments only through the arg_* intrinsics).
+  void packed(const PackedFunc& f) {
+    if (!f.args || !f.num_args || !f.ctx) fail("a packed entry parameter is null");
+    if (!f.args->dtype.is_handle() || !f.ctx->dtype.is_handle() || f.num_args->dtype != DataType::i32())
+      fail("packed entry parameters must be (handle, i32, handle)");
+    for (const auto* list : {&f.inputs, &f.outputs})
+      for (const auto& b : *list)
+        if (!b) fail("a wrapped parameter buffer is null");
+    bind(f.args.get(), Binder::Param);
+    bind(f.num_args.get(), Binder::Param);
+    bind(f.ctx.get(), Binder::Param);
+    stmt(f.body);
+  }
+
  private:
   [[noreturn]] static void fail(const std::string& msg) { throw VerifyError{msg}; }
 
@@ -170,6 +185,18 @@ class Equal {
       if (!bind_buffer(a.inputs[i], b.inputs[i])) return false;
     for (size_t i = 0; i < a.outputs.size(); ++i)
       if (!bind_buffer(a.outputs[i], b.outputs[i])) return false;
+    return stmt(a.body, b.body);
+  }
+
+  bool packed(const PackedFunc& a, const PackedFunc& b) {
+    if (a.name != b.name || a.kernel != b.kernel || a.inputs.size() != b.inputs.size() ||
+        a.outputs.size() != b.outputs.size())
+      return false;
+    for (size_t i = 0; i < a.inputs.size(); ++i)
+      if (!same_fields(a.inputs[i], b.inputs[i])) return false;
+    for (size_t i = 0; i < a.outputs.size(); ++i)
+      if (!same_fields(a.outputs[i], b.outputs[i])) return false;
+    if (!bind_var(a.args, b.args) || !bind_var(a.num_args, b.num_args) || !bind_var(a.ctx, b.ctx)) return false;
     return stmt(a.body, b.body);
   }
 
@@ -329,6 +356,20 @@ bool verify_func(const PrimFunc& f, std::string& error) {
 bool verify_module(const Module& m, std::string& error) {
   for (const auto& f : m.funcs)
     if (!verify_func(f, error)) return false;
+  for (const auto& f : m.packed) {
+    bool wraps = false;
+    for (const auto& k : m.funcs) wraps = wraps || k.name == f.kernel;
+    if (!wraps) {
+      error = "in " + f.name + ": it wraps '" + f.kernel + "', which the module does not define";
+      return false;
+    }
+    try {
+      Checker().packed(f);
+    } catch (const VerifyError& e) {
+      error = "in " + f.name + ": " + e.message;
+      return false;
+    }
+  }
   return true;
 }
 
@@ -337,9 +378,11 @@ bool structural_equal(const PrimFunc& a, const PrimFunc& b) {
 }
 
 bool structural_equal(const Module& a, const Module& b) {
-  if (a.funcs.size() != b.funcs.size()) return false;
+  if (a.funcs.size() != b.funcs.size() || a.packed.size() != b.packed.size()) return false;
   for (size_t i = 0; i < a.funcs.size(); ++i)
     if (!structural_equal(a.funcs[i], b.funcs[i])) return false;
+  for (size_t i = 0; i < a.packed.size(); ++i)
+    if (!Equal().packed(a.packed[i], b.packed[i])) return false;
   return true;
 }
 

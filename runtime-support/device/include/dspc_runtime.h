@@ -90,6 +90,12 @@ typedef struct {
   dspc_call_fn call; /* the checked entry, __dspc_call_<name> */
 } dspc_func_desc;
 
+/* Called by a checked entry on a mismatch it found: sets the last error to the message above
+ * for argument `index` of `f` (the number of arguments when index is -1), given the alignment
+ * the entry checks, and returns DSPC_ERR_BAD_ARGUMENT. A generated module imports it. */
+int32_t dspc_report_bad_arg(const dspc_func_desc* f, const dspc_arg* args, int32_t num_args, int32_t index,
+                            int32_t align);
+
 /* Emitted by dspc codegen into the kernel object when linking an executable. */
 extern const dspc_func_desc __dspc_funcs[];
 extern const uint32_t __dspc_num_funcs;
