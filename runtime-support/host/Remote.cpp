@@ -247,7 +247,8 @@ class Remote final : public Backend {
                                        DSPC_HOST_QEMU_CPU,
                                        server,
                                        "--arena-fd=" + std::to_string(memfd_),
-                                       "--arena-bytes=" + std::to_string(arena_bytes_)};
+                                       "--arena-bytes=" + std::to_string(arena_bytes_),
+                                       "--spin=" + std::to_string(options_.server_spin)};
     std::vector<char*> argv;
     for (auto& s : argv_s) argv.push_back(s.data());
     argv.push_back(nullptr);
@@ -366,7 +367,7 @@ class Remote final : public Backend {
       if (now == seq) break;
       if ((spins & 63) != 63) continue;
       auto t = Clock::now();
-      if (t - begin < std::chrono::microseconds(200)) continue;  // spin first
+      if (t - begin < options_.spin) continue;  // spin first
       check_alive(what);
       if (t > until)
         fail(ErrorKind::Timeout, std::string("the ") + what + " did not finish within " +

@@ -1,7 +1,7 @@
 /* The device server: runs under qemu-hexagon, serves one host session over the shared arena
  * (runtime-support/common/protocol.h).
  *
- *   dspc_server --arena-fd=FD --arena-bytes=BYTES
+ *   dspc_server --arena-fd=FD --arena-bytes=BYTES [--spin=POLLS]
  *
  * 1. Map the arena (the host's memfd, inherited as FD) MAP_SHARED; check the control block the
  *    host wrote; put the VTCM pool and the device heap in their regions; mark it ready.
@@ -20,7 +20,8 @@
 
 void* dspc_server_resolve(const char* name);
 
-enum { kMaxModules = 16, kMaxVtcmBlocks = 256, kSpin = 20000 };
+enum { kMaxModules = 16, kMaxVtcmBlocks = 256 };
+static uint64_t spin_polls = 20000; /* --spin: polls of the request word before FUTEX_WAIT */
 
 static char* arena;
 static uint64_t arena_bytes;
@@ -363,7 +364,7 @@ static void serve(void) {
   for (;;) {
     uint32_t seq;
     for (uint32_t i = 0; (seq = __atomic_load_n(&ctl->request_seq, __ATOMIC_ACQUIRE)) == seen; i++)
-      if (i >= kSpin) srv_futex_wait(&ctl->request_seq, seen);
+      if (i >= spin_polls) srv_futex_wait(&ctl->request_seq, seen);
     const dspc_proto_request* shared = (const dspc_proto_request*)(arena + DSPC_PROTO_REQUEST_OFFSET);
     uint32_t claimed = shared->length; /* read once: the host could be rewriting it */
     uint32_t n = claimed > DSPC_PROTO_SLOT_BYTES ? DSPC_PROTO_SLOT_BYTES : claimed;
@@ -409,9 +410,11 @@ int dspc_main(int argc, char** argv) {
     const char* v;
     if ((v = option(argv[i], "--arena-fd=")) && dspc_parse_u64(v, &fd) == 0) continue;
     if ((v = option(argv[i], "--arena-bytes=")) && dspc_parse_u64(v, &bytes) == 0) continue;
+    if ((v = option(argv[i], "--spin=")) && dspc_parse_u64(v, &spin_polls) == 0) continue;
     die("bad argument: ", argv[i]);
   }
-  if (fd == ~0ull || bytes == 0) die("usage: dspc_server --arena-fd=FD --arena-bytes=BYTES", "");
+  if (fd == ~0ull || bytes == 0)
+    die("usage: dspc_server --arena-fd=FD --arena-bytes=BYTES [--spin=POLLS]", "");
   if (bytes % DSPC_PROTO_PAGE || bytes > 0xc0000000ull)
     die("the arena size must be a multiple of 64 KiB, at most 3 GiB", "");
   arena = (char*)srv_mmap((size_t)bytes, SRV_PROT_READ | SRV_PROT_WRITE, SRV_MAP_SHARED, (int)fd);

@@ -80,6 +80,12 @@ struct SessionOptions {
   uint64_t vtcm_bytes = 0;                   // 0: the target's VTCM capacity
   std::string server;                        // "" : the dspc_server this build made
   std::string qemu;                          // "" : the qemu-hexagon CMake found
+  // Waiting: the host spins this long on the reply before it sleeps on the futex, and the server
+  // polls the request word this many times before it does. Spinning wins on idle cores and loses
+  // badly when they are oversubscribed (session_bench measures both; README "Measurements"),
+  // so by default the host sleeps at once and the server spins briefly.
+  std::chrono::microseconds spin{0};
+  uint32_t server_spin = 2000;
 };
 
 namespace detail {
