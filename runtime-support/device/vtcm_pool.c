@@ -216,6 +216,19 @@ int dspc_vtcm_set_capacity(uint32_t nbytes) {
   return 0;
 }
 
+int dspc_vtcm_use_memory(void* memory, uint32_t nbytes) {
+  if (dspc_vtcm_set_capacity(nbytes) != 0) return -1;
+  if ((uintptr_t)memory & (DSPC_VTCM_BASE_ALIGN - 1)) {
+    dspc_set_last_error("VTCM memory must be 64 KiB aligned");
+    return -1;
+  }
+  release_backing();
+  if (!memory || nbytes == 0) return 0;
+  base = (char*)memory; /* mapping stays NULL: the memory is the caller's, never unmapped */
+  reset_table();
+  return 0;
+}
+
 uint32_t dspc_vtcm_capacity(void) {
   return capacity;
 }

@@ -295,3 +295,27 @@ TEST_F(VtcmPool, BlockTableExhaustion) {
 }
 
 }  // namespace
+
+// The device server serves VTCM from the arena it shares with the host.
+namespace {
+TEST_F(VtcmPool, ServesCallerMemoryWithoutMappingOrUnmappingIt) {
+  alignas(65536) static char memory[128 << 10];
+  int mappings = dspc_test_live_mappings();
+  ASSERT_EQ(dspc_vtcm_use_memory(memory, sizeof memory), 0) << dspc_get_last_error();
+  EXPECT_EQ(dspc_vtcm_capacity(), sizeof memory);
+  char* a = static_cast<char*>(alloc(4096, 2048));
+  char* b = static_cast<char*>(alloc(64 << 10, 2048));
+  ASSERT_TRUE(a && b);
+  EXPECT_TRUE(a >= memory && a + 4096 <= memory + sizeof memory);
+  EXPECT_TRUE(b >= memory && b + (64 << 10) <= memory + sizeof memory);
+  EXPECT_EQ(alloc(64 << 10, 2048), nullptr); // 128 KiB, not the default capacity
+  EXPECT_EQ(dspc_test_live_mappings(), mappings);
+  EXPECT_NE(dspc_vtcm_use_memory(memory, sizeof memory), 0); // blocks are allocated
+  EXPECT_EQ(release(a), 0);
+  EXPECT_EQ(release(b), 0);
+  EXPECT_NE(dspc_vtcm_use_memory(memory + 4096, 65536), 0); // not 64 KiB aligned
+  EXPECT_NE(std::string(dspc_get_last_error()).find("64 KiB aligned"), std::string::npos);
+  EXPECT_EQ(dspc_vtcm_set_capacity(kDefaultCapacity), 0); // back to a lazy mapping of its own
+  EXPECT_EQ(dspc_test_live_mappings(), mappings);
+}
+}  // namespace

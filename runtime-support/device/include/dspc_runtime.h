@@ -27,6 +27,11 @@ int HexagonBackendFreeVTCM(void* ptr);
  * --vtcm-capacity); the default is the target's capacity, DSPC_VTCM_DEFAULT_CAPACITY. */
 int dspc_vtcm_set_capacity(uint32_t nbytes);
 uint32_t dspc_vtcm_capacity(void);
+/* Serves the pool from caller-owned memory (64 KiB aligned, nbytes long) instead of a lazy
+ * anonymous mapping: the device server puts VTCM in the arena it shares with the host, so the
+ * host copies in and out with memcpy. Like dspc_vtcm_set_capacity, only when no block is
+ * allocated; 0 on success, -1 with a last error otherwise. Never unmapped by the pool. */
+int dspc_vtcm_use_memory(void* memory, uint32_t nbytes);
 uint32_t dspc_vtcm_bytes_in_use(void);
 /* Added for tests and diagnostics: the largest free block, and the number of blocks (free
  * and in use) the pool's table holds (1 when empty: everything is one free block). */

@@ -1,0 +1,125 @@
+// Session round trip and copy throughput (issue #10's measurements), as a timed loop.
+//
+//   session_bench [--iterations=N] MODULE.so PIPE_ECHO
+//
+// 1. Round trip: a call of the empty function through a hexagon-v68 session (default options:
+//    futex wake-ups; and spinning on both sides first), against a one-byte ping-pong over pipes
+//    with PIPE_ECHO, a trivial qemu-hexagon program (the ratio's goal: < 1).
+// 2. Copy throughput: copy_from_host + copy_to_host of 1 MiB and 64 MiB device buffers,
+//    against host memcpy of the same bytes there and back (ratio: session time / memcpy time).
+// Wall time of host-visible operations; each figure is the best of 5 runs of N iterations.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dspc/host.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Seconds per iteration of f, the best of 5 runs of n iterations.
+double time_per(int n, const std::function<void()>& f) {
+  double best = 1e30;
+  for (int run = 0; run < 5; run++) {
+    auto t0 = Clock::now();
+    for (int i = 0; i < n; i++) f();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count() / n);
+  }
+  return best;
+}
+
+double pipe_round_trip(const std::string& echo, int n) {
+  int to[2], from[2];
+  if (pipe(to) || pipe(from)) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(to[0], 0);
+    dup2(from[1], 1);
+    close(to[1]);
+    close(from[0]);
+    execl(DSPC_BENCH_QEMU, DSPC_BENCH_QEMU, "-cpu", DSPC_BENCH_QEMU_CPU, echo.c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  close(to[0]);
+  close(from[1]);
+  char c = 'x';
+  bool ok = true;
+  auto ping = [&] { ok = ok && write(to[1], &c, 1) == 1 && read(from[0], &c, 1) == 1; };
+  for (int i = 0; i < 100; i++) ping();  // qemu started and translated the loop
+  double t = time_per(n, ping);
+  close(to[1]);
+  close(from[0]);
+  waitpid(pid, nullptr, 0);
+  return ok ? t : -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int n = 2000;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; i++) {
+    if (std::strncmp(argv[i], "--iterations=", 13) == 0)
+      n = std::max(1, std::atoi(argv[i] + 13));
+    else
+      files.push_back(argv[i]);
+  }
+  if (files.size() != 2) {
+    std::fprintf(stderr, "usage: session_bench [--iterations=N] MODULE.so PIPE_ECHO\n");
+    return 2;
+  }
+  try {
+    double pipe = pipe_round_trip(files[1], n);
+    if (pipe < 0) throw std::runtime_error("the pipe ping-pong failed");
+    // The default (the host sleeps on the futex at once), and spinning on both sides first.
+    double call_spin = 0;
+    {
+      dspc::SessionOptions o;
+      o.spin = std::chrono::microseconds(100);
+      o.server_spin = 20000;
+      dspc::Session blocking(o);
+      auto empty = dspc::Module::load(blocking, files[0]).function("empty");
+      for (int i = 0; i < 100; i++) empty();
+      call_spin = time_per(n, [&] { empty(); });
+    }
+    dspc::Session session;
+    auto module = dspc::Module::load(session, files[0]);
+    auto empty = module.function("empty");
+    for (int i = 0; i < 100; i++) empty();
+    double call = time_per(n, [&] { empty(); });
+    std::printf(
+        "round trip: empty call %.2f us (spinning first: %.2f us), pipe ping-pong %.2f us, "
+        "ratio %.3f (spinning first: %.3f)\n",
+        call * 1e6, call_spin * 1e6, pipe * 1e6, call / pipe, call_spin / pipe);
+    for (uint64_t bytes : {uint64_t(1) << 20, uint64_t(64) << 20}) {
+      std::vector<uint8_t> src(bytes, 7), dst(bytes), host_copy(bytes);
+      dspc::DeviceBuffer buf(session, dspc::DType::u8(), {int64_t(bytes)});
+      int reps = bytes > (1u << 20) ? std::max(1, n / 200) : std::max(1, n / 10);
+      double dev = time_per(reps, [&] {
+        buf.copy_from_host(src.data(), bytes);
+        buf.copy_to_host(dst.data(), bytes);
+      });
+      double mem = time_per(reps, [&] {
+        std::memcpy(host_copy.data(), src.data(), bytes);
+        std::memcpy(dst.data(), host_copy.data(), bytes);
+      });
+      if (dst != src) throw std::runtime_error("copy mismatch");
+      std::printf("copy %3llu MiB in+out: session %.3f ms (%.2f GB/s), memcpy %.3f ms, ratio %.3f\n",
+                  (unsigned long long)(bytes >> 20), dev * 1e3, 2.0 * bytes / dev / 1e9, mem * 1e3,
+                  dev / mem);
+    }
+    session.close();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

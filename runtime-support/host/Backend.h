@@ -1,0 +1,53 @@
+// The two ways a Session reaches its device: Remote (qemu-hexagon running the device server,
+// over the shared arena) and Local (in-process, for the host target). Internal to dspc_host.
+#pragma once
+
+#include <mutex>
+
+#include "dspc/host.h"
+
+namespace dspc::detail {
+
+struct Allocation {
+  uint64_t handle;  // arena offset (Remote) or address (Local)
+  char* host;       // where the host reads and writes it
+};
+
+struct CallArg {
+  uint64_t handle;
+  char* host;
+  DType dtype;
+  const std::vector<int64_t>* shape;
+};
+
+struct Lookup {
+  uint32_t handle;
+  std::vector<Param> params;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual bool is_open() const = 0;
+  virtual Allocation alloc(uint64_t nbytes, Memory memory) = 0;
+  virtual void free(uint64_t handle) noexcept = 0;  // nothing once closed
+  // path may be empty (then bytes are all there is).
+  virtual uint32_t load(const std::string& path, const std::vector<uint8_t>& bytes) = 0;
+  virtual void unload(uint32_t module) noexcept = 0;
+  virtual Lookup lookup(uint32_t module, const std::string& name) = 0;
+  // The kernel's status; *error is the device's message when it is non-zero.
+  virtual int32_t call(uint32_t function, const std::vector<CallArg>& args, std::string* error) = 0;
+  virtual std::string last_error() = 0;
+  virtual void shutdown() = 0;
+  virtual int pid() const { return -1; }
+  virtual Session::RawReply raw(const std::vector<uint8_t>& bytes) = 0;
+  virtual void bad_reply(uint32_t mode) = 0;
+
+  std::chrono::milliseconds deadline{5000};
+  std::mutex mutex;  // one request at a time
+};
+
+std::shared_ptr<Backend> make_remote_backend(const SessionOptions& options);
+std::shared_ptr<Backend> make_local_backend(const SessionOptions& options);
+
+}  // namespace dspc::detail

@@ -1,0 +1,318 @@
+// Failures (issue #10, "Failure handling"): each gives a clear error within 5 s, no hang, no
+// leaked descriptor or child, and the session is closed (or still usable where the device
+// survived); a new session works afterwards.
+#include <elf.h>
+#include <signal.h>
+
+#include <cstring>
+#include <thread>
+
+#include "common.h"
+#include "runtime-support/common/protocol.h"
+
+namespace {
+
+using dspc::DeviceBuffer;
+using dspc::DType;
+using dspc::ErrorKind;
+using dspc::Module;
+using dspc::Session;
+
+const std::string kHex = "hexagon-v68";
+
+std::string contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos ? "" : "'" + haystack + "' lacks '" + needle + "'";
+}
+
+// Runs body, which must throw dspc::Error of the kind, with a message containing text, within
+// 5 s; returns the message.
+template <class F>
+std::string expect_error(ErrorKind kind, const std::string& text, F body) {
+  auto t0 = Clock::now();
+  try {
+    body();
+  } catch (const dspc::Error& e) {
+    EXPECT_EQ(int(e.kind()), int(kind)) << e.what();
+    EXPECT_EQ(contains(e.what(), text), "");
+    EXPECT_LT(seconds_since(t0), 5.0);
+    return e.what();
+  }
+  ADD_FAILURE() << "no error (expected one containing '" << text << "')";
+  return "";
+}
+
+class Failure : public ::testing::Test {
+ protected:
+  void SetUp() override { fds_ = open_fds(); }
+  void TearDown() override {
+    EXPECT_TRUE(no_children()) << "a server was left running or unreaped";
+    EXPECT_EQ(open_fds(), fds_) << "descriptors leaked";
+    expect_new_session_works(kHex);
+  }
+  int fds_ = 0;
+};
+
+// The session died with the server: closed, reaped, further use reported.
+void expect_closed(Session& s) {
+  EXPECT_FALSE(s.is_open());
+  EXPECT_EQ(s.server_pid(), -1);
+  EXPECT_TRUE(no_children());
+  expect_error(ErrorKind::Closed, "the session is closed", [&] { DeviceBuffer b(s, DType::u8(), {4}); });
+}
+
+TEST_F(Failure, KernelWithABadAddressKillsOnlyTheServer) {
+  Session s;
+  auto m = Module::load(s, module_path(kHex, "v1"));
+  DeviceBuffer X(s, DType::i32(), {1});
+  std::string msg = expect_error(ErrorKind::ServerDied, "the device server died during the call",
+                                 [&] { m.function("crash_segv")(X); });
+  EXPECT_EQ(contains(msg, "signal 11"), "");
+  expect_closed(s);
+}
+
+TEST_F(Failure, KernelThatTrapsKillsOnlyTheServer) {
+  Session s;
+  auto m = Module::load(s, module_path(kHex, "v1"));
+  expect_error(ErrorKind::ServerDied, "the device server died during the call",
+               [&] { m.function("crash_trap")(); });
+  expect_closed(s);
+}
+
+TEST_F(Failure, KernelThatNeverReturnsTimesOut) {
+  dspc::SessionOptions o;
+  o.deadline = std::chrono::milliseconds(1500);
+  Session s(o);
+  auto m = Module::load(s, module_path(kHex, "v1"));
+  DeviceBuffer X(s, DType::i32(), {1});
+  auto t0 = Clock::now();
+  std::string msg = expect_error(ErrorKind::Timeout, "the call did not finish within 1500 ms",
+                                 [&] { m.function("spin_forever")(X); });
+  EXPECT_GE(seconds_since(t0), 1.4);
+  EXPECT_EQ(contains(msg, "the device server was killed and the session closed"), "");
+  expect_closed(s);
+}
+
+TEST_F(Failure, ServerKilledMidRequest) {
+  Session s;  // the default 5 s deadline: the death, not the deadline, must end the wait
+  auto m = Module::load(s, module_path(kHex, "v1"));
+  DeviceBuffer X(s, DType::i32(), {1});
+  int pid = s.server_pid();
+  ASSERT_GT(pid, 0);
+  std::thread killer([pid] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(pid, SIGKILL);
+  });
+  auto t0 = Clock::now();
+  std::string msg =
+      expect_error(ErrorKind::ServerDied, "killed by signal 9", [&] { m.function("spin_forever")(X); });
+  killer.join();
+  EXPECT_LT(seconds_since(t0), 2.0);
+  expect_closed(s);
+}
+
+std::vector<uint8_t> request(uint32_t magic, uint16_t version, uint16_t op, uint32_t length,
+                             const std::vector<uint8_t>& payload = {}) {
+  dspc_proto_request q{magic, version, op, length, 0};
+  std::vector<uint8_t> b(sizeof q);
+  std::memcpy(b.data(), &q, sizeof q);
+  b.resize(sizeof q + payload.size());
+  if (!payload.empty()) std::memcpy(b.data() + sizeof q, payload.data(), payload.size());
+  return b;
+}
+
+template <class T>
+std::vector<uint8_t> bytes_of(const T& v) {
+  std::vector<uint8_t> b(sizeof v);
+  std::memcpy(b.data(), &v, sizeof v);
+  return b;
+}
+
+// Malformed and truncated requests get an error reply; the server lives on and serves.
+TEST_F(Failure, MalformedRequestsGetErrorReplies) {
+  Session s;
+  auto m = Module::load(s, module_path(kHex, "v1"));
+  const uint32_t Q = DSPC_PROTO_REQUEST_MAGIC, V = DSPC_PROTO_VERSION;
+  dspc_proto_call call{0, 3};
+  dspc_proto_call many{0, 1000};
+  dspc_proto_load far{uint64_t(1) << 40, 100};
+  dspc_proto_alloc weird{64, 128, 7};
+  struct Case {
+    std::vector<uint8_t> bytes;
+    const char* message;
+  } cases[] = {
+      {request(0x12345678, V, DSPC_OP_HELLO, 20), "bad magic"},
+      {request(Q, 9, DSPC_OP_HELLO, 20), "protocol version 9"},
+      {request(Q, V, DSPC_OP_HELLO, 3), "length 3 outside"},
+      {request(Q, V, DSPC_OP_HELLO, 1u << 30), "outside [16, 32000]"},
+      {request(Q, V, 77, 16), "unknown operation 77"},
+      {request(Q, V, DSPC_OP_HELLO, 16), "HELLO needs a version"},
+      {request(Q, V, DSPC_OP_ALLOC, 20, {1, 2, 3, 4}), "truncated ALLOC"},
+      {request(Q, V, DSPC_OP_ALLOC, 16 + sizeof weird, bytes_of(weird)), "unknown memory kind 7"},
+      {request(Q, V, DSPC_OP_CALL, 16 + sizeof call + 10, bytes_of(call)), "truncated CALL"},
+      {request(Q, V, DSPC_OP_CALL, 16 + sizeof many, bytes_of(many)), "1000 arguments"},
+      {request(Q, V, DSPC_OP_LOAD, 16 + sizeof far, bytes_of(far)), "outside device memory"},
+      {request(Q, V, DSPC_OP_LOOKUP, 16 + 8, {0, 0, 0, 0, 200, 0, 0, 0}), "name runs past the message"},
+      {{1, 2, 3}, "malformed request"},
+  };
+  for (const Case& c : cases) {
+    Session::RawReply r = s.send_raw_for_testing(c.bytes);
+    EXPECT_EQ(r.status, DSPC_PROTO_MALFORMED) << c.message;
+    EXPECT_EQ(contains(r.error, c.message), "");
+  }
+  // A CALL whose argument points outside device memory is refused before the kernel runs.
+  auto add = m.function("add_i32");
+  dspc_proto_arg arg{};
+  arg.offset = 16;  // the control page
+  arg.type_code = 0;
+  arg.bits = 32;
+  arg.ndim = 1;
+  arg.shape[0] = 1024;
+  dspc_proto_call one{0, 1};
+  auto body = bytes_of(one);
+  auto a = bytes_of(arg);
+  body.insert(body.end(), a.begin(), a.end());
+  Session::RawReply r = s.send_raw_for_testing(request(Q, V, DSPC_OP_CALL, uint32_t(16 + body.size()), body));
+  EXPECT_EQ(r.status, DSPC_PROTO_MALFORMED);
+  EXPECT_EQ(contains(r.error, "argument 0's data lies outside device memory"), "");
+  EXPECT_TRUE(s.is_open());
+  std::vector<int32_t> x(1024, 5), y(1024);
+  DeviceBuffer A(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
+  A.copy_from_host(x);
+  add(A, A, C);
+  C.copy_to_host(y);
+  EXPECT_EQ(y[1023], 10);
+}
+
+// A malformed reply (wrong magic, a length past the slot, a stale sequence number) is reported
+// and closes the session: the host cannot trust that server any more.
+TEST_F(Failure, MalformedRepliesCloseTheSession) {
+  const std::pair<uint32_t, const char*> modes[] = {{DSPC_PROTO_BAD_MAGIC, "bad magic"},
+                                                    {DSPC_PROTO_BAD_LENGTH, "length outside the reply slot"},
+                                                    {DSPC_PROTO_BAD_SEQ, "sequence number does not match"}};
+  for (auto [mode, text] : modes) {
+    Session s;
+    expect_error(ErrorKind::Protocol, text, [&] { s.request_bad_reply_for_testing(mode); });
+    expect_closed(s);
+  }
+}
+
+TEST_F(Failure, VtcmExhaustion) {
+  dspc::SessionOptions o;
+  o.vtcm_bytes = 128 << 10;
+  Session s(o);
+  auto m = Module::load(s, module_path(kHex, "v1"));
+  DeviceBuffer big(s, DType::u8(), {120 << 10}, dspc::Memory::VTCM);
+  expect_error(ErrorKind::NoMemory, "VTCM allocation of 65536 bytes failed",
+               [&] { DeviceBuffer more(s, DType::u8(), {64 << 10}, dspc::Memory::VTCM); });
+  // A kernel whose own VTCM allocation fails returns the pool's message.
+  DeviceBuffer A(s, DType::i8(), {2048}), C(s, DType::i8(), {2048});
+  DeviceBuffer rest(s, DType::u8(), {8 << 10}, dspc::Memory::VTCM);  // the pool is full
+  expect_error(ErrorKind::Kernel, "stage_vtcm: VTCM allocation of 2048 bytes failed",
+               [&] { m.function("stage_vtcm")(A, C); });
+  EXPECT_TRUE(s.is_open());
+  { DeviceBuffer freed = std::move(big); }
+  m.function("stage_vtcm")(A, C);  // the VTCM is back
+}
+
+TEST_F(Failure, DeviceMemoryExhaustion) {
+  dspc::SessionOptions o;
+  o.arena_bytes = 8 << 20;
+  o.vtcm_bytes = 256 << 10;
+  Session s(o);
+  std::string msg = expect_error(ErrorKind::NoMemory, "device memory allocation of 16777216 bytes failed",
+                                 [&] { DeviceBuffer b(s, DType::u8(), {16 << 20}); });
+  EXPECT_EQ(contains(msg, "bytes free, largest free block"), "");
+  std::vector<DeviceBuffer> held;
+  try {
+    for (int i = 0; i < 100; i++) held.emplace_back(s, DType::u8(), std::vector<int64_t>{1 << 20});
+    ADD_FAILURE() << "8 MiB of device memory held 100 MiB";
+  } catch (const dspc::Error& e) {
+    EXPECT_EQ(int(e.kind()), int(ErrorKind::NoMemory)) << e.what();
+  }
+  EXPECT_GE(held.size(), 6u);
+  held.clear();
+  DeviceBuffer again(s, DType::u8(), {6 << 20});  // everything was given back and coalesced
+}
+
+TEST_F(Failure, WrongArgumentsAreRefusedByTheCheckedEntry) {
+  Session s;
+  auto m = Module::load(s, module_path(kHex, "v1"));
+  auto add = m.function("add_i32");
+  DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1023}), F(s, DType::f32(), {1024}),
+      C(s, DType::i32(), {1024});
+  auto err = [&](const char* text, auto&&... args) {
+    std::string m2 = expect_error(ErrorKind::BadArgument, text, [&] { add(args...); });
+  };
+  err("add_i32: argument 1 (B): expected shape i32[1024], got i32[1023]", A, B, C);
+  err("add_i32: argument 2 (C): expected shape i32[1024], got f32[1024]", A, A, F);
+  err("add_i32: expected 3 arguments, got 2", A, A);
+  try {
+    add(A, B, C);
+  } catch (const dspc::Error& e) {
+    EXPECT_EQ(e.status(), 2);
+  }
+  EXPECT_EQ(s.last_error(), "add_i32: argument 1 (B): expected shape i32[1024], got i32[1023]");
+  add(A, A, C);  // still usable
+}
+
+// Patches the first R_HEX_RELATIVE of a Hexagon module into R_HEX_32, which the loader refuses.
+std::vector<uint8_t> with_unsupported_relocation(std::vector<uint8_t> elf) {
+  Elf32_Ehdr eh;
+  std::memcpy(&eh, elf.data(), sizeof eh);
+  for (int i = 0; i < eh.e_shnum; i++) {
+    Elf32_Shdr sh;
+    std::memcpy(&sh, elf.data() + eh.e_shoff + i * sizeof sh, sizeof sh);
+    if (sh.sh_type != SHT_RELA || sh.sh_size == 0) continue;
+    Elf32_Rela r;
+    std::memcpy(&r, elf.data() + sh.sh_offset, sizeof r);
+    r.r_info = (r.r_info & ~0xffu) | 6u;  // R_HEX_32
+    std::memcpy(elf.data() + sh.sh_offset, &r, sizeof r);
+    return elf;
+  }
+  ADD_FAILURE() << "no relocation to patch";
+  return elf;
+}
+
+TEST_F(Failure, ModulesThatFailToLoad) {
+  Session s;
+  std::vector<uint8_t> good = read_bytes(module_path(kHex, "v1"));
+  ASSERT_GT(good.size(), 1000u);
+  std::vector<uint8_t> truncated(good.begin(), good.begin() + 60);
+  std::vector<uint8_t> garbage(4096, 0x5a);
+  std::vector<uint8_t> no_segments = good;
+  no_segments[44] = 0;
+  no_segments[45] = 0;  // e_phnum = 0
+  auto load = [&](const std::vector<uint8_t>& b) { Module::load_bytes(s, b); };
+  expect_error(ErrorKind::LoadFailed, "bad ELF: no ELF magic", [&] { load(garbage); });
+  expect_error(ErrorKind::LoadFailed, "bad ELF: program headers outside the file", [&] { load(truncated); });
+  expect_error(ErrorKind::LoadFailed, "bad ELF: no program headers", [&] { load(no_segments); });
+  expect_error(ErrorKind::LoadFailed, "bad ELF: not 32-bit little-endian",
+               [&] { load(read_bytes(module_path("host", "v1"))); });
+  expect_error(ErrorKind::LoadFailed, "bad ELF: file shorter than an ELF header", [&] { load({0x7f, 'E'}); });
+  expect_error(ErrorKind::LoadFailed, "unresolved symbol: dspc_no_such_runtime_function",
+               [&] { Module::load(s, module_path(kHex, "unresolved")); });
+  expect_error(ErrorKind::LoadFailed, "unsupported relocation type R_HEX_32 (6)",
+               [&] { load(with_unsupported_relocation(good)); });
+  expect_error(ErrorKind::LoadFailed, "cannot read the file", [&] { Module::load(s, "/nonexistent/x.so"); });
+  EXPECT_TRUE(s.is_open());
+  auto m = Module::load_bytes(s, good);  // the failures left nothing behind
+  m.function("empty")();
+}
+
+TEST(HostFailure, ModulesThatFailToLoadInProcess) {
+  dspc::SessionOptions o;
+  o.target = "host";
+  Session s(o);
+  expect_error(ErrorKind::LoadFailed, "dspc_no_such_runtime_function",
+               [&] { Module::load(s, module_path("host", "unresolved")); });
+  expect_error(ErrorKind::LoadFailed, "loading a module",
+               [&] { Module::load_bytes(s, std::vector<uint8_t>(4096, 1)); });
+  auto m = Module::load(s, module_path("host", "v1"));
+  DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1023}), C(s, DType::i32(), {1024});
+  expect_error(ErrorKind::BadArgument, "add_i32: argument 1 (B): expected shape i32[1024], got i32[1023]",
+               [&] { m.function("add_i32")(A, B, C); });
+  expect_error(ErrorKind::NoMemory, "VTCM allocation of",
+               [&] { DeviceBuffer v(s, DType::u8(), {64 << 20}, dspc::Memory::VTCM); });
+}
+
+}  // namespace

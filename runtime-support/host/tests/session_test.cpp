@@ -1,0 +1,134 @@
+// Sessions that work: on hexagon-v68 (qemu-hexagon + the device server) and host (in-process),
+// the same code. Failures are in failure_test.cpp.
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "common.h"
+
+namespace {
+
+using dspc::DeviceBuffer;
+using dspc::DType;
+using dspc::Module;
+using dspc::Session;
+
+class SessionTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  dspc::SessionOptions options() {
+    dspc::SessionOptions o;
+    o.target = GetParam();
+    return o;
+  }
+};
+
+TEST_P(SessionTest, AddsThroughThePackedEntry) {
+  Session s(options());
+  auto m = Module::load(s, module_path(GetParam(), "v1"));
+  auto add = m.function("add_i32");
+  ASSERT_EQ(add.params().size(), 3u);
+  EXPECT_EQ(add.params()[1].name, "B");
+  EXPECT_TRUE(add.params()[2].is_output);
+  EXPECT_EQ(add.params()[0].shape, std::vector<int64_t>{1024});
+  EXPECT_EQ(add.params()[0].dtype, DType::i32());
+  std::vector<int32_t> a(1024), b(1024), c(1024);
+  for (int i = 0; i < 1024; i++) a[i] = i * 7 - 100, b[i] = -i * i;
+  DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
+  A.copy_from_host(a);
+  B.copy_from_host(b);
+  add(A, B, C);
+  C.copy_to_host(c);
+  for (int i = 0; i < 1024; i++) ASSERT_EQ(c[i], a[i] + b[i]) << i;
+  m.function("empty")();
+}
+
+TEST_P(SessionTest, StagesThroughVtcmWithVtcmArguments) {
+  Session s(options());
+  auto m = Module::load(s, module_path(GetParam(), "v1"));
+  std::vector<int8_t> a(2048), c(2048);
+  for (int i = 0; i < 2048; i++) a[i] = int8_t(i * 13);
+  DeviceBuffer A(s, DType::i8(), {2048}, dspc::Memory::VTCM), C(s, DType::i8(), {2048});
+  A.copy_from_host(a);
+  m.function("stage_vtcm")(A, C);
+  C.copy_to_host(c);
+  for (int i = 0; i < 2048; i++) ASSERT_EQ(c[i], int8_t(a[i] + 1)) << i;
+}
+
+// No RPC buffer limits a tensor: 64 MiB goes in, through a kernel (memcpy on the device) and
+// out, bit-exact.
+TEST_P(SessionTest, SixtyFourMebibyteTensorRoundTripsBitExact) {
+  Session s(options());
+  auto m = Module::load(s, module_path(GetParam(), "v1"));
+  const size_t n = 64u << 20;
+  std::vector<uint8_t> in(n), out(n), back(n);
+  std::mt19937_64 rng(10);
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t v = rng();
+    std::memcpy(&in[i], &v, 8);
+  }
+  DeviceBuffer A(s, DType::u8(), {int64_t(n)}), C(s, DType::u8(), {int64_t(n)});
+  A.copy_from_host(in);
+  A.copy_to_host(back);
+  EXPECT_TRUE(back == in);
+  m.function("copy_big")(A, C);
+  C.copy_to_host(out);
+  EXPECT_TRUE(out == in);
+}
+
+// Load, unload, reload at the same address: the new code runs, not a stale translation.
+TEST_P(SessionTest, ReloadAtTheSameAddressRunsTheNewCode) {
+  Session s(options());
+  std::vector<int32_t> x(2);
+  DeviceBuffer X(s, DType::i32(), {2});
+  int32_t first_address = 0;
+  for (int round = 0; round < 3; round++) {
+    const char* variant = round % 2 ? "v2" : "v1";
+    // Through bytes, so that the host target cannot hand back its cached copy of the path.
+    auto m = Module::load_bytes(s, read_bytes(module_path(GetParam(), variant)));
+    m.function("version")(X);
+    X.copy_to_host(x);
+    EXPECT_EQ(x[0], round % 2 ? 2 : 1) << "round " << round;
+    if (round == 0) first_address = x[1];
+    if (GetParam() != "host") {
+      EXPECT_EQ(x[1], first_address) << "the module moved; the test proves nothing";
+    }
+    m.unload();
+  }
+}
+
+TEST_P(SessionTest, NormalShutdownIsNotAnError) {
+  int fds = open_fds();
+  {
+    Session s(options());
+    DeviceBuffer A(s, DType::i32(), {16});
+    auto m = Module::load(s, module_path(GetParam(), "v1"));
+    EXPECT_NO_THROW(s.close());
+    EXPECT_FALSE(s.is_open());
+    EXPECT_EQ(s.server_pid(), -1);
+    EXPECT_THROW(m.function("empty"), dspc::Error);  // closed, reported, no crash
+  }  // buffers and modules of a closed session are destroyed quietly
+  EXPECT_TRUE(no_children());
+  EXPECT_EQ(open_fds(), fds);
+  { Session s(options()); }  // the destructor shuts down too
+  EXPECT_TRUE(no_children());
+  EXPECT_EQ(open_fds(), fds);
+}
+
+TEST_P(SessionTest, LookupOfAMissingFunctionNamesIt) {
+  Session s(options());
+  auto m = Module::load(s, module_path(GetParam(), "v1"));
+  try {
+    m.function("no_such_kernel");
+    FAIL() << "no error";
+  } catch (const dspc::Error& e) {
+    EXPECT_EQ(e.kind(), dspc::ErrorKind::NotFound);
+    EXPECT_NE(std::string(e.what()).find("no function 'no_such_kernel'"), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, SessionTest, ::testing::Values("hexagon-v68", "host"),
+                         [](const auto& info) {
+                           return info.param == "host" ? std::string("host") : std::string("hexagon_v68");
+                         });
+
+}  // namespace
