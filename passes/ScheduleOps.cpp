@@ -333,6 +333,43 @@ Stmt lower_stage(const Stage& stage, std::set<std::string>& used, const LowerOpt
   return Seq::make(boxes);
 }
 
+// Sibling fusion (step 3b): stage `next` joins the group [first, next) when all of them are
+// pure stages without a schedule of the same shape and the same automatic boxes, and none of
+// them reads another (siblings, as median3x3's Lo, Hi and Mid, which read the same rows: in
+// one loop nest they share those loads). Only stages without a reduction: a jammed reduction
+// nest has its own loop structure.
+bool fusable_sibling(const std::vector<Stage>& stages, const std::vector<std::set<const BufferNode*>>& reads,
+                     size_t first, size_t next, const Target& target) {
+  auto plain = [&](const Stage& st) {
+    return st.schedule.empty() && count_reductions(st.body) == 0 && st.out->scope == StorageScope::Global;
+  };
+  const Stage& a = stages[first];
+  const Stage& b = stages[next];
+  if (!plain(a) || !plain(b) || a.out->shape != b.out->shape || auto_lanes(a, target) != auto_lanes(b, target))
+    return false;
+  for (size_t k = first; k < next; ++k)
+    if (reads[next].count(stages[k].out.get())) return false;
+  std::vector<Region> ra = stage_boxes(a, auto_lanes(a, target)), rb = stage_boxes(b, auto_lanes(b, target));
+  if (ra.size() != rb.size()) return false;
+  for (size_t i = 0; i < ra.size(); ++i)
+    for (size_t d = 0; d < ra[i].size(); ++d)
+      if (ra[i][d].min != rb[i][d].min || ra[i][d].extent != rb[i][d].extent || ra[i][d].ends != rb[i][d].ends)
+        return false;
+  return true;
+}
+
+// Two stages' nests of the same boxes, box by box in one loop nest each.
+Stmt fuse_boxes(const Stmt& a, const Stmt& b) {
+  const auto* sa = a.as<Seq>();
+  const auto* sb = b.as<Seq>();
+  if (sa && sb && sa->stmts.size() == sb->stmts.size()) {
+    std::vector<Stmt> parts;
+    for (size_t i = 0; i < sa->stmts.size(); ++i) parts.push_back(fuse(sa->stmts[i], sb->stmts[i]));
+    return Seq::make(parts, a->span);
+  }
+  return fuse(a, b);
+}
+
 // An allocation still open while later stages are emitted into it (step 4).
 struct OpenAllocation {
   Buffer buffer;  // null for the function body itself
@@ -425,12 +462,22 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
   for (const auto& stage : stages)
     if (const SchedulePrimitive* p = stage.computed_at())
       computed_at[p->consumer].push_back({&stage, p->vars.at(0)});
-  for (size_t s = 0; s < stages.size(); ++s) {
-    const Stage& stage = stages[s];
-    if (!is_param(f, stage.out)) open.push_back({stage.out, stage.span, {}});
-    if (!stage.computed_at())
-      open.back().stmts.push_back(lower_stage(stage, used, options, computed_at[stage.out->name]));
-    while (open.size() > 1 && !read_after(open.back().buffer, s)) close_top();
+  for (size_t s = 0; s < stages.size();) {
+    // Sibling stages the automatic schedule computes in one loop nest (step 3b).
+    size_t end = s + 1;
+    if (options.auto_schedule)
+      while (end < stages.size() && fusable_sibling(stages, reads, s, end, options.target)) ++end;
+    Stmt fused;
+    for (size_t k = s; k < end; ++k) {
+      const Stage& stage = stages[k];
+      if (!is_param(f, stage.out)) open.push_back({stage.out, stage.span, {}});
+      if (stage.computed_at()) continue;
+      Stmt nest = lower_stage(stage, used, options, computed_at[stage.out->name]);
+      fused = fused ? fuse_boxes(fused, nest) : nest;
+    }
+    if (fused) open.back().stmts.push_back(fused);
+    while (open.size() > 1 && !read_after(open.back().buffer, end - 1)) close_top();
+    s = end;
   }
   while (open.size() > 1) close_top();
 
