@@ -40,9 +40,14 @@ case "$mode" in
     echo "== running it on qemu-hexagon and checking against the reference interpreter =="
     "$build_dir/dspc" run examples/alloc_vtcm.dsp --target=hexagon-v68 --random-inputs --seed=1 --check
     ;;
+  session-demo)
+    echo "== examples/session: alloc_vtcm through dspc::Session on qemu-hexagon, then in-process on host =="
+    "$build_dir/examples/session/session_demo" hexagon-v68
+    "$build_dir/examples/session/session_demo" host
+    ;;
   test)
     cd "$build_dir"
     ctest --output-on-failure -j 2
     ;;
-  *) echo "usage: bash setup.sh [build|demo|test]" >&2; exit 2 ;;
+  *) echo "usage: bash setup.sh [build|demo|session-demo|test]" >&2; exit 2 ;;
 esac

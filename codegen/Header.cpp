@@ -62,7 +62,20 @@ std::string emit_c_header(const Module& m) {
      << " * in the runtime's last error). Every buffer must be dense, row-major and aligned to 128\n"
      << " * bytes; distinct parameters must not overlap. bool elements are bytes holding 0 or 1. */\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <stdint.h>\n\n"
-     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n";
+     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+     // The checked entries' argument descriptor, as runtime-support's dspc_runtime.h declares it,
+     // under the same guard so that either header may come first.
+     << "/* The checked entry's argument descriptors (dspc_runtime.h declares the same). */\n"
+     << "#ifndef DSPC_ARG_DEFINED\n#define DSPC_ARG_DEFINED\n"
+     << "typedef struct dspc_context dspc_context;\n\n"
+     << "typedef struct {\n"
+     << "  void* data;\n"
+     << "  const int64_t* shape; /* ndim extents, row-major */\n"
+     << "  int32_t ndim;\n"
+     << "  uint8_t type_code;    /* DSPC_TYPE_*: 0 int, 1 uint, 2 float, 3 bool */\n"
+     << "  uint8_t bits;\n"
+     << "  uint16_t flags;       /* 0 */\n"
+     << "} dspc_arg;\n#endif\n";
   for (const PrimFunc& f : m.funcs) {
     auto params = params_of(f.inputs, f.outputs);
     os << "\n/* " << f.name << ":";
@@ -76,6 +89,12 @@ std::string emit_c_header(const Module& m) {
     }
     if (params.empty()) os << "void";
     os << ");\n";
+    // The checked entry (make-packed-api): the same call through descriptors, checked before
+    // any data is read; 2 (DSPC_ERR_BAD_ARGUMENT) on a mismatch, with the message in the last
+    // error.
+    for (const PackedFunc& p : m.packed)
+      if (p.kernel == f.name)
+        os << "int32_t " << p.name << "(const dspc_arg* args, int32_t num_args, dspc_context* ctx);\n";
   }
   os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
   return os.str();

@@ -66,6 +66,10 @@ Run options (dspc run):
   --timeout=SECONDS      stop the program after this long (default 600)
   --qemu=PATH            the simulator (default: the one found at build time)
   --keep-temps           keep the temporary directory and print its path
+  --session              run through the host runtime instead of a linked runner: compile a
+                         shared module (--emit=so), open a session (qemu-hexagon + the device
+                         server, or in-process for host), copy inputs in, call, copy outputs
+                         out; --timeout is the session's deadline, --sim-vtcm-capacity its VTCM
 )";
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
@@ -196,6 +200,7 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     if (a == "--random-inputs") { o.random_inputs = true; continue; }
     if (a == "--check") { o.check = true; continue; }
     if (a == "--keep-temps") { o.keep_temps = true; continue; }
+    if (a == "--session") { o.session = true; continue; }
     if (a.size() == 3 && starts_with(a, "-O") && a[2] >= '0' && a[2] <= '3') { o.opt_level = a[2] - '0'; continue; }
     if ((r = value(a, "--target", v))) {
       if (r < 0) return missing("--target");
@@ -290,8 +295,8 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
   o.lower.target = *t;
   if (o.runtime_dir.empty()) o.runtime_dir = DSPC_RUNTIME_DIR;
   if (o.qemu.empty()) o.qemu = DSPC_QEMU;
-  if (!o.run && (!o.inputs.empty() || !o.outputs.empty() || o.random_inputs || o.check || !o.func.empty()))
-    return usage_error("--input, --output, --random-inputs, --check and --func go with 'dspc run'");
+  if (!o.run && (!o.inputs.empty() || !o.outputs.empty() || o.random_inputs || o.check || !o.func.empty() || o.session))
+    return usage_error("--input, --output, --random-inputs, --check, --func and --session go with 'dspc run'");
   return -1;
 }
 

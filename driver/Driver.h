@@ -33,6 +33,7 @@ struct DriverOptions {
   std::string qemu;
   int timeout_seconds = 600;
   bool keep_temps = false;
+  bool session = false;  // run through dspc::Session (a shared module) instead of a linked runner
 };
 
 // Exit codes: 0 success, 1 a user error (bad input, options or data), 2 an internal error (a

@@ -16,6 +16,7 @@
 #include "codegen/Codegen.h"
 #include "driver/Compile.h"
 #include "driver/Driver.h"
+#include "driver/DriverSession.h"
 #include "compiler/interp/Interpreter.h"
 #include "compiler/interp/Npy.h"
 #include "compiler/ir/Printer.h"
@@ -98,6 +99,34 @@ struct TempDir {
     [[maybe_unused]] int r = std::system(cmd.c_str());
   }
 };
+
+// Runs `entry` of the module at `so` in a session (DriverSession.cpp) and turns the outputs'
+// bytes back into tensors of the signature's dtypes and shapes.
+bool run_session(const DriverOptions& o, const EntryInfo& entry, const std::string& so, const std::vector<Tensor>& inputs,
+                 std::vector<Tensor>& outputs, std::string& error) {
+  SessionRun run;
+  run.module_path = so;
+  run.func = entry.name;
+  run.target = o.lower.target.is_hexagon ? o.lower.target.name : "host";
+  run.qemu = o.qemu;
+  run.timeout_seconds = o.timeout_seconds;
+  run.vtcm_capacity = o.sim_vtcm_capacity;
+  for (const auto& t : inputs) run.inputs.push_back(t.data);
+  std::vector<std::vector<uint8_t>> bytes;
+  if (!run_in_session(run, bytes, error)) return false;
+  size_t k = 0;
+  for (const auto& p : entry.params) {
+    if (!p.is_output) continue;
+    Tensor t = Tensor::zeros(p.dtype, p.shape);
+    if (k >= bytes.size() || bytes[k].size() != t.data.size()) {
+      error = "the module's output " + p.name + " does not match the signature " + p.dtype.str() + shape_str(p.shape);
+      return false;
+    }
+    t.data = std::move(bytes[k++]);
+    outputs.push_back(std::move(t));
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -195,8 +224,10 @@ int run_command(const DriverOptions& o) {
   tmp.path = templ;
   if (o.keep_temps) std::cerr << "dspc: keeping temporary files in " << tmp.path << "\n";
 
-  std::string exe = tmp.path + "/" + entry->name + ".elf";
-  if (!emit_executable(o, *c, exe, diag)) return failure_status(diag);
+  // Without --session: an executable with the runner, reading and writing .npy files. With it: a
+  // shared module the host runtime loads into a session.
+  std::string exe = tmp.path + "/" + entry->name + (o.session ? ".so" : ".elf");
+  if (o.session ? !emit_shared(o, *c, exe, diag) : !emit_executable(o, *c, exe, diag)) return failure_status(diag);
 
   // Inputs: given files or random tensors, written where the runner reads them.
   std::vector<Tensor> inputs;
@@ -226,22 +257,27 @@ int run_command(const DriverOptions& o) {
       return fail("no value for input " + p.name + ": give --input " + p.name + "=FILE.npy or --random-inputs");
     }
     ++index;
-    if (!write_npy(path, t, error)) return fail(error);
+    if (!o.session && !write_npy(path, t, error)) return fail(error);
     inputs.push_back(std::move(t));
   }
 
-  std::string err_text, error;
-  int status = run_process(cmd, o.timeout_seconds, err_text, error);
-  std::cerr << err_text;
-  if (status < 0) return fail(entry->name + ": " + error);
-  if (status != 0) return fail(entry->name + " failed on " + o.lower.target.name + " (exit code " + std::to_string(status) + ")");
-
+  std::string error;
   std::vector<Tensor> outputs;
-  for (const auto& p : entry->params) {
-    if (!p.is_output) continue;
-    Tensor t;
-    if (!read_npy(tmp.path + "/" + p.name + ".npy", t, error)) return fail("reading output " + p.name + ": " + error);
-    outputs.push_back(std::move(t));
+  if (o.session) {
+    if (!run_session(o, *entry, exe, inputs, outputs, error))
+      return fail(error.rfind(entry->name + ": ", 0) == 0 ? error : entry->name + ": " + error);
+  } else {
+    std::string err_text;
+    int status = run_process(cmd, o.timeout_seconds, err_text, error);
+    std::cerr << err_text;
+    if (status < 0) return fail(entry->name + ": " + error);
+    if (status != 0) return fail(entry->name + " failed on " + o.lower.target.name + " (exit code " + std::to_string(status) + ")");
+    for (const auto& p : entry->params) {
+      if (!p.is_output) continue;
+      Tensor t;
+      if (!read_npy(tmp.path + "/" + p.name + ".npy", t, error)) return fail("reading output " + p.name + ": " + error);
+      outputs.push_back(std::move(t));
+    }
   }
 
   size_t k = 0;

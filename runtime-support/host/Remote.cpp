@@ -221,8 +221,10 @@ class Remote final : public Backend {
   };
 
   void start() {
-    uint64_t vtcm =
-        round_page(options_.vtcm_bytes ? options_.vtcm_bytes : target_vtcm_bytes(options_.target));
+    // The VTCM region spans whole guest pages; the pool inside it gets exactly the capacity asked
+    // for (dspc run --session --sim-vtcm-capacity=3000 runs out where the runner does).
+    uint64_t capacity = options_.vtcm_bytes ? options_.vtcm_bytes : target_vtcm_bytes(options_.target);
+    uint64_t vtcm = round_page(capacity);
     if (vtcm == 0) throw Error(ErrorKind::Usage, "target '" + options_.target + "' is not a Hexagon target");
     arena_bytes_ = round_page(options_.arena_bytes);
     if (arena_bytes_ < DSPC_PROTO_PAGE * 2 + vtcm || arena_bytes_ > 0xc0000000ull)
@@ -239,7 +241,7 @@ class Remote final : public Backend {
     ctl_->version = DSPC_PROTO_VERSION;
     ctl_->arena_bytes = arena_bytes_;
     ctl_->vtcm_offset = DSPC_PROTO_PAGE;
-    ctl_->vtcm_bytes = vtcm;
+    ctl_->vtcm_bytes = capacity;
     ctl_->heap_offset = DSPC_PROTO_PAGE + vtcm;
     ctl_->heap_bytes = arena_bytes_ - ctl_->heap_offset;
 

@@ -6,6 +6,7 @@
 #define DSPC_EXPORTS(X)                                                                                     \
   X(HexagonBackendAllocateVTCM)                                                                             \
   X(HexagonBackendFreeVTCM) X(DspcWorkspaceAlloc) X(DspcWorkspaceFree) X(dspc_set_last_error)               \
+  X(dspc_report_bad_arg)                                                                                    \
       X(dspc_get_last_error) X(dspc_vtcm_capacity) X(dspc_vtcm_bytes_in_use) X(memcpy) X(memmove) X(memset) \
           X(memcmp) X(strlen) X(floor) X(floorf) X(sqrt) X(sqrtf) X(fmod) X(fmodf) X(__extendhfsf2)         \
               X(__truncsfhf2) X(__truncdfhf2) X(__hexagon_divsi3) X(__hexagon_udivsi3) X(__hexagon_modsi3)  \

@@ -72,6 +72,10 @@ typedef int32_t (*dspc_packed_fn)(void** args);
  * expected, e.g. "f: argument 1 (B): expected shape u8[64, 128], got u8[64, 127]", and returns
  * DSPC_ERR_BAD_ARGUMENT without running the kernel. Otherwise it returns the kernel's status.
  * ctx is the explicit device context; NULL is accepted until the context lands (issue #9). */
+/* The headers `dspc --emit=header` writes repeat this block under the same guard, so either
+ * may be included first. Keep the two identical (codegen/Header.cpp). */
+#ifndef DSPC_ARG_DEFINED
+#define DSPC_ARG_DEFINED
 typedef struct dspc_context dspc_context;
 
 typedef struct {
@@ -82,6 +86,7 @@ typedef struct {
   uint8_t bits;
   uint16_t flags;       /* 0 */
 } dspc_arg;
+#endif
 
 enum { DSPC_OK = 0, DSPC_ERR_KERNEL = 1, DSPC_ERR_BAD_ARGUMENT = 2 };
 
