@@ -19,14 +19,9 @@ namespace dspc::codegen {
 namespace {
 
 uint8_t type_code(DataType t) {
-  switch (t.code) {
-    case TypeCode::Int: return 0;
-    case TypeCode::UInt: return 1;
-    case TypeCode::Float: return 2;
-    case TypeCode::Bool: return 3;
-    case TypeCode::Handle: break;
-  }
-  throw CodegenError("a handle cannot be a kernel parameter");
+  std::optional<int> code = runtime_type_code(t);
+  if (!code) throw CodegenError("a handle cannot be a kernel parameter");
+  return static_cast<uint8_t>(*code);
 }
 
 llvm::Constant* private_global(llvm::Module& m, llvm::Constant* init, const std::string& name) {

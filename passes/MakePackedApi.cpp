@@ -31,15 +31,9 @@ Expr any_of(const std::vector<Expr>& conds) {
 Expr ne(Expr a, Expr b) { return Binary::make(BinaryOp::NE, std::move(a), std::move(b)); }
 
 int32_t type_code(DataType t) {
-  switch (t.code) {
-    case TypeCode::Int: return 0;
-    case TypeCode::UInt: return 1;
-    case TypeCode::Float: return 2;
-    case TypeCode::Bool: return 3;
-    case TypeCode::Handle: break;
-  }
-  DSPC_CHECK(false, "a handle cannot be a kernel parameter");
-  return -1;
+  std::optional<int> code = runtime_type_code(t);
+  DSPC_CHECK(code.has_value(), "a handle cannot be a kernel parameter");
+  return *code;
 }
 
 class EntryBuilder {

@@ -358,18 +358,6 @@ bool fusable_sibling(const std::vector<Stage>& stages, const std::vector<std::se
   return true;
 }
 
-// Two stages' nests of the same boxes, box by box in one loop nest each.
-Stmt fuse_boxes(const Stmt& a, const Stmt& b) {
-  const auto* sa = a.as<Seq>();
-  const auto* sb = b.as<Seq>();
-  if (sa && sb && sa->stmts.size() == sb->stmts.size()) {
-    std::vector<Stmt> parts;
-    for (size_t i = 0; i < sa->stmts.size(); ++i) parts.push_back(fuse(sa->stmts[i], sb->stmts[i]));
-    return Seq::make(parts, a->span);
-  }
-  return fuse(a, b);
-}
-
 // An allocation still open while later stages are emitted into it (step 4).
 struct OpenAllocation {
   Buffer buffer;  // null for the function body itself
@@ -473,7 +461,7 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
       if (!is_param(f, stage.out)) open.push_back({stage.out, stage.span, {}});
       if (stage.computed_at()) continue;
       Stmt nest = lower_stage(stage, used, options, computed_at[stage.out->name]);
-      fused = fused ? fuse_boxes(fused, nest) : nest;
+      fused = fused ? fuse(fused, nest) : nest;  // box by box (fuse zips sequences)
     }
     if (fused) open.back().stmts.push_back(fused);
     while (open.size() > 1 && !read_after(open.back().buffer, end - 1)) close_top();

@@ -73,6 +73,17 @@ std::optional<DataType> DataType::parse(std::string_view name) {
   return t.with_lanes(lanes);
 }
 
+std::optional<int> runtime_type_code(DataType t) {
+  switch (t.code) {
+    case TypeCode::Int: return 0;
+    case TypeCode::UInt: return 1;
+    case TypeCode::Float: return 2;
+    case TypeCode::Bool: return 3;
+    case TypeCode::Handle: break;
+  }
+  return std::nullopt;
+}
+
 int64_t wrap_to(DataType t, int64_t v) {
   if (t.is_bool()) return v != 0;
   if (!t.is_integer() || t.bits >= 64) return v;

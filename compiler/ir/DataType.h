@@ -62,6 +62,10 @@ struct DataType {
   friend bool operator!=(DataType a, DataType b) { return !(a == b); }
 };
 
+// The runtime's DSPC_TYPE_* code of a parameter's dtype (dspc_runtime.h: int 0, uint 1,
+// float 2, bool 3); nullopt for a handle, which cannot be a kernel parameter.
+std::optional<int> runtime_type_code(DataType t);
+
 // Wraps `v` to the dtype's width with its signedness (two's complement).
 int64_t wrap_to(DataType t, int64_t v);
 
