@@ -1,9 +1,10 @@
 // Session round trip and copy throughput (issue #10's measurements), as a timed loop.
 //
-//   session_bench [--iterations=N] MODULE.so PIPE_ECHO
+//   session_bench [--iterations=N] [--spin-us=US] [--server-spin=POLLS] MODULE.so PIPE_ECHO
 //
 // 1. Round trip: a call of the empty function through a hexagon-v68 session (default options:
-//    futex wake-ups; and spinning on both sides first), against a one-byte ping-pong over pipes
+//    SessionOptions' spin defaults; and the host spinning --spin-us (default 100) with the server
+//    polling --server-spin times (default 20000) first), against a one-byte ping-pong over pipes
 //    with PIPE_ECHO, a trivial qemu-hexagon program (the ratio's goal: < 1).
 // 2. Copy throughput: copy_from_host + copy_to_host of 1 MiB and 64 MiB device buffers,
 //    against host memcpy of the same bytes there and back (ratio: session time / memcpy time).
@@ -65,15 +66,20 @@ double pipe_round_trip(const std::string& echo, int n) {
 
 int main(int argc, char** argv) {
   int n = 2000;
+  long spin_us = 100, server_spin = 20000;
   std::vector<std::string> files;
   for (int i = 1; i < argc; i++) {
     if (std::strncmp(argv[i], "--iterations=", 13) == 0)
       n = std::max(1, std::atoi(argv[i] + 13));
+    else if (std::strncmp(argv[i], "--spin-us=", 10) == 0)
+      spin_us = std::max(0L, std::atol(argv[i] + 10));
+    else if (std::strncmp(argv[i], "--server-spin=", 14) == 0)
+      server_spin = std::max(0L, std::atol(argv[i] + 14));
     else
       files.push_back(argv[i]);
   }
   if (files.size() != 2) {
-    std::fprintf(stderr, "usage: session_bench [--iterations=N] MODULE.so PIPE_ECHO\n");
+    std::fprintf(stderr, "usage: session_bench [--iterations=N] [--spin-us=US] [--server-spin=POLLS] MODULE.so PIPE_ECHO\n");
     return 2;
   }
   try {
@@ -83,8 +89,8 @@ int main(int argc, char** argv) {
     double call_spin = 0;
     {
       dspc::SessionOptions o;
-      o.spin = std::chrono::microseconds(100);
-      o.server_spin = 20000;
+      o.spin = std::chrono::microseconds(spin_us);
+      o.server_spin = uint32_t(server_spin);
       dspc::Session blocking(o);
       auto empty = dspc::Module::load(blocking, files[0]).function("empty");
       for (int i = 0; i < 100; i++) empty();
@@ -96,9 +102,9 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 100; i++) empty();
     double call = time_per(n, [&] { empty(); });
     std::printf(
-        "round trip: empty call %.2f us (spinning first: %.2f us), pipe ping-pong %.2f us, "
-        "ratio %.3f (spinning first: %.3f)\n",
-        call * 1e6, call_spin * 1e6, pipe * 1e6, call / pipe, call_spin / pipe);
+        "round trip: empty call %.2f us (spinning first, host %ld us, server %ld polls: %.2f us), "
+        "pipe ping-pong %.2f us, ratio %.3f (spinning first: %.3f)\n",
+        call * 1e6, spin_us, server_spin, call_spin * 1e6, pipe * 1e6, call / pipe, call_spin / pipe);
     for (uint64_t bytes : {uint64_t(1) << 20, uint64_t(64) << 20}) {
       std::vector<uint8_t> src(bytes, 7), dst(bytes), host_copy(bytes);
       dspc::DeviceBuffer buf(session, dspc::DType::u8(), {int64_t(bytes)});

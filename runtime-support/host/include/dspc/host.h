@@ -81,10 +81,11 @@ struct SessionOptions {
   std::string server;                        // "" : the dspc_server this build made
   std::string qemu;                          // "" : the qemu-hexagon CMake found
   // Waiting: the host spins this long on the reply before it sleeps on the futex, and the server
-  // polls the request word this many times before it does. Spinning wins on idle cores and loses
-  // badly when they are oversubscribed (session_bench measures both; README "Measurements"),
-  // so by default the host sleeps at once and the server spins briefly.
-  std::chrono::microseconds spin{0};
+  // polls the request word this many times before it does. A bounded spin halves an empty
+  // call's round trip on idle cores (15 us against 34 us sleeping at once); with more runnable
+  // threads than cores each spin can cost its whole length (session_bench measures both;
+  // runtime-support/README.md "Measurements"). 0 sleeps at once.
+  std::chrono::microseconds spin{50};
   uint32_t server_spin = 2000;
 };
 
