@@ -1,14 +1,19 @@
 // Session round trip and copy throughput (issue #10's measurements), as a timed loop.
 //
-//   session_bench [--iterations=N] [--spin-us=US] [--server-spin=POLLS] MODULE.so PIPE_ECHO
+//   session_bench [--iterations=N] [--spin-us=US] [--server-spin=POLLS] MODULE.so PIPE_ECHO [DSPC.so]
 //
-// 1. Round trip: a call of the empty function through a hexagon-v68 session (default options:
-//    SessionOptions' spin defaults; and the host spinning --spin-us (default 100) with the server
-//    polling --server-spin times (default 20000) first), against a one-byte ping-pong over pipes
-//    with PIPE_ECHO, a trivial qemu-hexagon program (the ratio's goal: < 1).
+// 1. Round trip: a call of MODULE's function `empty` (no arguments, no work) through a
+//    hexagon-v68 session (SessionOptions' defaults; and the host spinning --spin-us with the
+//    server polling --server-spin times), against a one-byte ping-pong over pipes with
+//    PIPE_ECHO, a trivial qemu-hexagon program (the ratio's goal: < 1). The pipe is timed with
+//    both processes pinned to one core and to two different cores: the kernel's wake-up differs
+//    by 8x between the two, so the ratio is given against the faster. Also timed: a request that
+//    calls nothing (LAST_ERROR), and, given DSPC.so (`dspc --emit=so` of bench/empty.dsp), its
+//    `empty(A: u8[1]) -> (B: u8[1])` through the generated checked entry.
 // 2. Copy throughput: copy_from_host + copy_to_host of 1 MiB and 64 MiB device buffers,
 //    against host memcpy of the same bytes there and back (ratio: session time / memcpy time).
 // Wall time of host-visible operations; each figure is the best of 5 runs of N iterations.
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,11 +42,22 @@ double time_per(int n, const std::function<void()>& f) {
   return best;
 }
 
-double pipe_round_trip(const std::string& echo, int n) {
+// cpus: the cores for this process and for qemu (-1: not pinned).
+double pipe_round_trip(const std::string& echo, int n, int host_cpu, int qemu_cpu) {
   int to[2], from[2];
   if (pipe(to) || pipe(from)) return -1;
+  cpu_set_t old;
+  sched_getaffinity(0, sizeof old, &old);
+  auto pin = [](int cpu) {
+    if (cpu < 0) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
+  };
   pid_t pid = fork();
   if (pid == 0) {
+    pin(qemu_cpu);
     dup2(to[0], 0);
     dup2(from[1], 1);
     close(to[1]);
@@ -51,6 +67,7 @@ double pipe_round_trip(const std::string& echo, int n) {
   }
   close(to[0]);
   close(from[1]);
+  pin(host_cpu);
   char c = 'x';
   bool ok = true;
   auto ping = [&] { ok = ok && write(to[1], &c, 1) == 1 && read(from[0], &c, 1) == 1; };
@@ -59,6 +76,7 @@ double pipe_round_trip(const std::string& echo, int n) {
   close(to[1]);
   close(from[0]);
   waitpid(pid, nullptr, 0);
+  sched_setaffinity(0, sizeof old, &old);
   return ok ? t : -1;
 }
 
@@ -78,13 +96,18 @@ int main(int argc, char** argv) {
     else
       files.push_back(argv[i]);
   }
-  if (files.size() != 2) {
-    std::fprintf(stderr, "usage: session_bench [--iterations=N] [--spin-us=US] [--server-spin=POLLS] MODULE.so PIPE_ECHO\n");
+  if (files.size() != 2 && files.size() != 3) {
+    std::fprintf(stderr,
+                 "usage: session_bench [--iterations=N] [--spin-us=US] [--server-spin=POLLS] MODULE.so "
+                 "PIPE_ECHO [DSPC.so]\n");
     return 2;
   }
   try {
-    double pipe = pipe_round_trip(files[1], n);
-    if (pipe < 0) throw std::runtime_error("the pipe ping-pong failed");
+    bool two_cores = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+    double pipe_same = pipe_round_trip(files[1], n, 0, 0);
+    double pipe_cross = two_cores ? pipe_round_trip(files[1], n, 0, 1) : pipe_same;
+    if (pipe_same < 0 || pipe_cross < 0) throw std::runtime_error("the pipe ping-pong failed");
+    double pipe = std::min(pipe_same, pipe_cross);
     // The default (the host sleeps on the futex at once), and spinning on both sides first.
     double call_spin = 0;
     {
@@ -101,10 +124,24 @@ int main(int argc, char** argv) {
     auto empty = module.function("empty");
     for (int i = 0; i < 100; i++) empty();
     double call = time_per(n, [&] { empty(); });
+    double request = time_per(n, [&] { session.last_error(); });
+    std::printf("pipe ping-pong: %.2f us on one core, %.2f us across two\n", pipe_same * 1e6,
+                pipe_cross * 1e6);
     std::printf(
-        "round trip: empty call %.2f us (spinning first, host %ld us, server %ld polls: %.2f us), "
-        "pipe ping-pong %.2f us, ratio %.3f (spinning first: %.3f)\n",
+        "round trip: empty call %.2f us (host spin %ld us, server %ld polls: %.2f us), "
+        "pipe ping-pong %.2f us, ratio %.3f (%.3f)\n",
         call * 1e6, spin_us, server_spin, call_spin * 1e6, pipe * 1e6, call / pipe, call_spin / pipe);
+    std::printf("a request that calls nothing (LAST_ERROR): %.2f us, ratio %.3f\n", request * 1e6,
+                request / pipe);
+    if (files.size() == 3) {
+      auto dspc_module = dspc::Module::load(session, files[2]);
+      auto f = dspc_module.function("empty");
+      dspc::DeviceBuffer a(session, dspc::DType::u8(), {1}), b(session, dspc::DType::u8(), {1});
+      for (int i = 0; i < 100; i++) f(a, b);
+      double t = time_per(n, [&] { f(a, b); });
+      std::printf("dspc-compiled empty(A: u8[1]) -> (B: u8[1]), checked entry: %.2f us, ratio %.3f\n",
+                  t * 1e6, t / pipe);
+    }
     for (uint64_t bytes : {uint64_t(1) << 20, uint64_t(64) << 20}) {
       std::vector<uint8_t> src(bytes, 7), dst(bytes), host_copy(bytes);
       dspc::DeviceBuffer buf(session, dspc::DType::u8(), {int64_t(bytes)});

@@ -51,7 +51,12 @@ typedef struct {
   volatile uint32_t request_seq;  /* futex word: the host bumps it after writing a request */
   volatile uint32_t reply_seq;    /* futex word: the server copies request_seq after replying */
   volatile uint32_t server_state; /* DSPC_PROTO_SERVER_* */
-  uint32_t reserved[5];
+  /* 1 while that side is (about to be) asleep in FUTEX_WAIT: the other side makes the wake-up
+   * syscall only then. Each side sets its flag with a full fence, then re-reads the word it
+   * waits on; the other publishes its word with a full fence, then reads the flag. */
+  volatile uint32_t server_waiting;
+  volatile uint32_t host_waiting;
+  uint32_t reserved[3];
 } dspc_proto_control;
 
 enum { DSPC_PROTO_SERVER_STARTING = 0, DSPC_PROTO_SERVER_READY = 1, DSPC_PROTO_SERVER_EXITED = 2 };

@@ -54,11 +54,12 @@ void* memset(void* dst, int value, size_t n) {
   uint8_t* d = (uint8_t*)dst;
   uint8_t b = (uint8_t)value;
   if (n >= sizeof(Chunk)) {
-    Chunk c;
-    for (size_t i = 0; i < sizeof(Chunk); i++) c[i] = b;
+    Chunk c = (Chunk){0} + b; /* a splat */
 #pragma clang loop unroll(disable)
     for (; n >= sizeof(Chunk); n -= sizeof(Chunk), d += sizeof(Chunk)) *(Chunk*)d = c;
   }
+  Word w = 0x0101010101010101ull * b;
+  for (; n >= 8; n -= 8, d += 8) *(Word*)d = w;
   for (; n; n--) *d++ = b;
   return dst;
 }

@@ -365,8 +365,9 @@ class Remote final : public Backend {
     if (!open_) throw Error(ErrorKind::Closed, "the session is closed");
     uint32_t seq = ++seq_;
     std::memcpy(arena_ + DSPC_PROTO_REQUEST_OFFSET, bytes, n);
-    __atomic_store_n(&ctl_->request_seq, seq, __ATOMIC_SEQ_CST);
-    syscall(SYS_futex, &ctl_->request_seq, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+    __atomic_store_n(&ctl_->request_seq, seq, __ATOMIC_SEQ_CST);  // xchg: a full fence
+    if (__atomic_load_n(&ctl_->server_waiting, __ATOMIC_SEQ_CST))  // else it is spinning
+      syscall(SYS_futex, &ctl_->request_seq, FUTEX_WAKE, 1, nullptr, nullptr, 0);
     const char* what = op ? op_name(op) : "request";
     auto begin = Clock::now(), until = begin + deadline;
     for (uint32_t spins = 0;; spins++) {
@@ -380,7 +381,16 @@ class Remote final : public Backend {
         fail(ErrorKind::Timeout, std::string("the ") + what + " did not finish within " +
                                      std::to_string(deadline.count()) +
                                      " ms: the device server was killed and the session closed");
-      futex_wait(&ctl_->reply_seq, now, std::min<Clock::duration>(std::chrono::milliseconds(5), until - t));
+      // A wake-up lost anyway costs one 5 ms slice, never a hang: each slice wakes the server
+      // again if it sleeps, and re-reads reply_seq.
+      if (__atomic_load_n(&ctl_->server_waiting, __ATOMIC_SEQ_CST) &&
+          __atomic_load_n(&ctl_->reply_seq, __ATOMIC_SEQ_CST) != seq)
+        syscall(SYS_futex, &ctl_->request_seq, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+      __atomic_exchange_n(&ctl_->host_waiting, 1u, __ATOMIC_SEQ_CST);
+      now = __atomic_load_n(&ctl_->reply_seq, __ATOMIC_SEQ_CST);
+      if (now != seq)
+        futex_wait(&ctl_->reply_seq, now, std::min<Clock::duration>(std::chrono::milliseconds(5), until - t));
+      __atomic_store_n(&ctl_->host_waiting, 0u, __ATOMIC_RELEASE);
     }
     dspc_proto_reply h;
     std::memcpy(&h, arena_ + DSPC_PROTO_REPLY_OFFSET, sizeof h);

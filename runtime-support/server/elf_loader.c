@@ -8,7 +8,9 @@
  *    DT_HASH's nchain (lld writes .hash by default), else bounded by the string table.
  * 4. Apply every relocation: RELATIVE = base + addend; GLOB_DAT and JMP_SLOT = S + addend,
  *    S the module's definition or the export table's; anything else is refused by name.
- * 5. Find __dspc_funcs and __dspc_num_funcs among the defined dynamic symbols. */
+ * 5. Protect each 64 KiB page as the segments in it ask (text read-execute, data read-write):
+ *    a kernel that writes over its own code faults instead of running stale translations.
+ * 6. Find __dspc_funcs and __dspc_num_funcs among the defined dynamic symbols. */
 #include "elf_loader.h"
 
 #include "runtime-support/common/text.h"
@@ -214,6 +216,15 @@ static int load(const uint8_t* file, uint64_t nbytes, dspc_module_image* m, Ctx*
   if ((seen[DT_RELA] && !rela) || (seen[DT_JMPREL] && !plt)) return bad("relocations outside the image");
   if (seen[DT_RELA] && apply(c, rela, v[DT_RELASZ] / sizeof(Rela))) return -1;
   if (seen[DT_JMPREL] && apply(c, plt, v[DT_PLTRELSZ] / sizeof(Rela))) return -1;
+
+  for (size_t page = 0; page < m->mapped; page += 0x10000) {
+    int prot = 0;
+    for (uint32_t i = 0; i < eh->phnum; i++)
+      if (ph[i].type == PT_LOAD && ph[i].vaddr < page + 0x10000 && ph[i].vaddr + ph[i].memsz > page)
+        prot |= (ph[i].flags & 4 ? SRV_PROT_READ : 0) | (ph[i].flags & 2 ? SRV_PROT_WRITE : 0) |
+                (ph[i].flags & 1 ? SRV_PROT_EXEC : 0);
+    if (srv_mprotect(m->base + page, 0x10000, prot)) return error2("could not protect the module's pages", "");
+  }
 
   const uint32_t* num = 0;
   for (uint32_t i = 1; i < c->num_syms; i++) {

@@ -300,9 +300,9 @@ static int32_t op_call(void) {
     uint64_t bytes = in[i].bits / 8;
     for (uint32_t d = 0; d < in[i].ndim; d++) {
       int64_t e = in[i].shape[d];
-      if (e < 0 || (e && bytes > ((uint64_t)1 << 40) / (uint64_t)e))
+      /* An overflow check, not a 64-bit division (hundreds of packets on Hexagon, per call). */
+      if (e < 0 || __builtin_mul_overflow(bytes, (uint64_t)e, &bytes) || bytes > ((uint64_t)1 << 40))
         return malformed("argument extent ", (uint64_t)e, "");
-      bytes *= (uint64_t)e;
       shapes[i][d] = e;
     }
     if (!in_device_memory(in[i].offset, bytes))
@@ -363,8 +363,14 @@ static void serve(void) {
   uint32_t seen = ctl->reply_seq;
   for (;;) {
     uint32_t seq;
-    for (uint32_t i = 0; (seq = __atomic_load_n(&ctl->request_seq, __ATOMIC_ACQUIRE)) == seen; i++)
-      if (i >= spin_polls) srv_futex_wait(&ctl->request_seq, seen);
+    for (uint32_t i = 0; (seq = __atomic_load_n(&ctl->request_seq, __ATOMIC_ACQUIRE)) == seen; i++) {
+      if (i < spin_polls) continue;
+      /* The exchange is a full fence (LL/SC, which qemu runs as a host compare-and-swap): the
+       * host either sees the flag and wakes us, or we see its new request_seq here. */
+      __atomic_exchange_n(&ctl->server_waiting, 1u, __ATOMIC_SEQ_CST);
+      if (__atomic_load_n(&ctl->request_seq, __ATOMIC_SEQ_CST) == seen) srv_futex_wait(&ctl->request_seq, seen);
+      __atomic_store_n(&ctl->server_waiting, 0u, __ATOMIC_RELEASE);
+    }
     const dspc_proto_request* shared = (const dspc_proto_request*)(arena + DSPC_PROTO_REQUEST_OFFSET);
     uint32_t claimed = shared->length; /* read once: the host could be rewriting it */
     uint32_t n = claimed > DSPC_PROTO_SLOT_BYTES ? DSPC_PROTO_SLOT_BYTES : claimed;
@@ -392,8 +398,8 @@ static void serve(void) {
     __builtin_memcpy(arena + DSPC_PROTO_REPLY_OFFSET, reply,
                      r->length <= DSPC_PROTO_SLOT_BYTES ? r->length : sizeof *r);
     if (shutdown) ctl->server_state = DSPC_PROTO_SERVER_EXITED;
-    __atomic_store_n(&ctl->reply_seq, seq, __ATOMIC_RELEASE);
-    srv_futex_wake(&ctl->reply_seq);
+    __atomic_exchange_n(&ctl->reply_seq, seq, __ATOMIC_SEQ_CST); /* a full fence before the flag */
+    if (__atomic_load_n(&ctl->host_waiting, __ATOMIC_SEQ_CST)) srv_futex_wake(&ctl->reply_seq);
     seen = seq;
     if (shutdown) dspc_platform_exit(0);
   }

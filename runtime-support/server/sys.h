@@ -27,6 +27,11 @@ static inline void* srv_mmap(size_t nbytes, int prot, int flags, int fd) {
   return srv_is_error(r) ? 0 : (void*)r;
 }
 
+/* 0 on success. */
+static inline int srv_mprotect(void* p, size_t nbytes, int prot) {
+  return srv_is_error(syscall6(226 /* mprotect */, (long)p, (long)nbytes, prot, 0, 0, 0)) ? -1 : 0;
+}
+
 static inline void srv_munmap(void* p, size_t nbytes) {
   syscall6(SYS_MUNMAP, (long)p, (long)nbytes, 0, 0, 0, 0);
 }

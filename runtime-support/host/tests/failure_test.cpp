@@ -174,6 +174,23 @@ TEST_F(Failure, MalformedRequestsGetErrorReplies) {
   Session::RawReply r = s.send_raw_for_testing(request(Q, V, DSPC_OP_CALL, uint32_t(16 + body.size()), body));
   EXPECT_EQ(r.status, DSPC_PROTO_MALFORMED);
   EXPECT_EQ(contains(r.error, "argument 0's data lies outside device memory"), "");
+  // Extents whose byte count passes 2^40 or wraps 64 bits, and negative ones, are refused by
+  // the server's own checks (before the module's checked entry).
+  const std::vector<std::vector<int64_t>> shapes = {
+      {int64_t(1) << 41}, {int64_t(1) << 32, int64_t(1) << 32}, {4, -1}, {int64_t(1) << 20, int64_t(1) << 20, 2}};
+  for (const auto& shape : shapes) {
+    dspc_proto_arg huge{};
+    huge.offset = arg.offset;
+    huge.bits = 8;
+    huge.ndim = uint32_t(shape.size());
+    for (size_t d = 0; d < shape.size(); d++) huge.shape[d] = shape[d];
+    auto b = bytes_of(one);
+    auto h = bytes_of(huge);
+    b.insert(b.end(), h.begin(), h.end());
+    r = s.send_raw_for_testing(request(Q, V, DSPC_OP_CALL, uint32_t(16 + b.size()), b));
+    EXPECT_EQ(r.status, DSPC_PROTO_MALFORMED) << shape.size();
+    EXPECT_EQ(contains(r.error, "argument extent"), "");
+  }
   EXPECT_TRUE(s.is_open());
   std::vector<int32_t> x(1024, 5), y(1024);
   DeviceBuffer A(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});

@@ -81,10 +81,10 @@ struct SessionOptions {
   std::string server;                        // "" : the dspc_server this build made
   std::string qemu;                          // "" : the qemu-hexagon CMake found
   // Waiting: the host spins this long on the reply before it sleeps on the futex, and the server
-  // polls the request word this many times before it does. A bounded spin halves an empty
-  // call's round trip on idle cores (15 us against 34 us sleeping at once); with more runnable
-  // threads than cores each spin can cost its whole length (session_bench measures both;
-  // runtime-support/README.md "Measurements"). 0 sleeps at once.
+  // polls the request word this many times before it does. On idle cores the spin keeps an
+  // empty call at 3.9 us (16.7 us sleeping at once); with more runnable threads than cores each
+  // spin can cost its whole length, hence short (runtime-support/README.md "Measurements").
+  // 0 sleeps at once.
   std::chrono::microseconds spin{50};
   uint32_t server_spin = 2000;
 };
