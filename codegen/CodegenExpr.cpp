@@ -336,9 +336,53 @@ llvm::Value* FunctionCodegen::eval_unary(const Unary* op) {
   throw CodegenError("unexpected unary operator");
 }
 
+namespace {
+
+// u8(clamp(x >> k, 0, 255)) over 16-bit lanes, with the clamp written min(max(., 0), 255) or
+// max(min(., 255), 0), the shift optional and constant in [0, 16) (the lower clamp may be left
+// out for unsigned lanes): x and k. Not min(x, 255) of signed lanes that are never negative
+// (sobel): measured, the deinterleave the instruction needs there costs more packets than
+// the clamps and the pack it saves, since sobel is bound by the permute unit.
+bool saturating_narrow_form(const Cast* op, Expr& x, int& shift) {
+  DataType from = op->value.dtype(), to = op->dtype;
+  if (!to.is_uint() || to.bits != 8 || !from.is_integer() || from.bits != 16 || from.lanes < 2) return false;
+  const auto* outer = op->value.as<Binary>();
+  if (!outer || (outer->op != BinaryOp::Min && outer->op != BinaryOp::Max)) return false;
+  Expr inner_e = outer->a;
+  auto bound = const_int(outer->b);
+  bool saw_low = false, saw_high = false;
+  auto take = [&](BinaryOp bop, std::optional<int64_t> c) {
+    if (!c) return false;
+    if (bop == BinaryOp::Min && *c == 255 && !saw_high) return saw_high = true;
+    if (bop == BinaryOp::Max && *c == 0 && !saw_low) return saw_low = true;
+    return false;
+  };
+  if (!take(outer->op, bound)) return false;
+  if (const auto* inner = inner_e.as<Binary>();
+      inner && (inner->op == BinaryOp::Min || inner->op == BinaryOp::Max) && take(inner->op, const_int(inner->b)))
+    inner_e = inner->a;
+  if (!saw_high || (!saw_low && from.is_int())) return false;
+  x = inner_e;
+  shift = 0;
+  if (const auto* sh = inner_e.as<Binary>(); sh && sh->op == BinaryOp::Shr) {
+    auto k = const_int(sh->b);
+    if (k && *k >= 0 && *k < 16) {
+      x = sh->a;
+      shift = int(*k);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 llvm::Value* FunctionCodegen::eval_cast(const Cast* op) {
   DataType from = op->value.dtype();
   DataType to = op->dtype;
+  Expr narrow_x;
+  int narrow_shift = 0;
+  if (saturating_narrow_form(op, narrow_x, narrow_shift))
+    if (llvm::Value* r = hooks_->saturating_narrow_u8(b_, eval(narrow_x), narrow_shift, from.is_int())) return r;
   llvm::Value* v = eval(op->value);
   if (from == to) return v;
   llvm::Type* ty = value_type(ctx_, to);

@@ -24,7 +24,18 @@
 //    for i16(i8(A[i])) over 515 elements. The scalar remainder loop costs a few packets.
 // 5. Widening multiplies of a u8 vector by a byte (16-bit products, accumulated or not) use
 //    vmpybus / vmpyub: LLVM 19 selects unpack + two vmpyi + add for the generic IR.
+// 6. Two chained widening multiply-adds of one kind, acc + a * w0 + b * w1 (a stencil's
+//    neighbouring taps, after LLVM unrolled the reduction), are one vmpa (vmpabus / vmpabuu)
+//    on the pair (a, b) with the bytes w0 w1 w0 w1: half the multiply instructions.
+// 7. u8(clamp(v >> k, 0, 255)) of 16-bit lanes is one vasr(Vu.h, Vv.h, Rt):sat (vasr .uh for
+//    unsigned lanes) per output vector: LLVM 19 selects two shifts, two vmax, two vmin, a
+//    vshuff and a vpacke for the generic IR.
+#include <set>
+
 #include <llvm/Analysis/VectorUtils.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/IntrinsicsHexagon.h>
 #include <llvm/Support/CommandLine.h>
 
@@ -106,6 +117,23 @@ class HexagonHooks : public TargetHooks {
     return interleave(b, b.CreateBitCast(r, llvm::FixedVectorType::get(b.getInt16Ty(), 128)));
   }
 
+  // vasrhubsat / vasruhubsat: even output bytes from the second operand's halfwords, odd ones
+  // from the first's, so the operands are v's even and odd lanes (a deinterleave, which cancels
+  // against the interleave after a widening multiply).
+  llvm::Value* saturating_narrow_u8(llvm::IRBuilder<>& b, llvm::Value* v, int shift, bool v_signed) override {
+    auto* vt = llvm::cast<llvm::FixedVectorType>(v->getType());
+    if (target_.vector_bytes != 128 || vt->getNumElements() != 128 || !vt->getElementType()->isIntegerTy(16))
+      return nullptr;
+    if (!v_signed && target_.hexagon_version < 65) return nullptr;
+    auto* half = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+    llvm::Value* d = deinterleave(b, v);
+    llvm::Value* even = b.CreateBitCast(b.CreateShuffleVector(d, llvm::createSequentialMask(0, 64, 0)), half);
+    llvm::Value* odd = b.CreateBitCast(b.CreateShuffleVector(d, llvm::createSequentialMask(64, 64, 0)), half);
+    auto id = v_signed ? llvm::Intrinsic::hexagon_V6_vasrhubsat_128B : llvm::Intrinsic::hexagon_V6_vasruhubsat_128B;
+    llvm::Value* r = b.CreateIntrinsic(id, {}, {odd, even, b.getInt32(shift)});
+    return b.CreateBitCast(r, llvm::FixedVectorType::get(b.getInt8Ty(), 128));
+  }
+
   // vrmpyub / vrmpybus .acc: the four byte vectors interleaved (byte 4i + j is v[j][i]), then
   // one instruction per 32 lanes multiplies each lane's four bytes by the four scalar bytes
   // and adds them to the lane.
@@ -144,6 +172,103 @@ class HexagonHooks : public TargetHooks {
 };
 
 }  // namespace
+
+namespace {
+
+// A widening multiply(-add) call: its kind (signed weights or not), accumulator (null without),
+// vector and replicated weight byte.
+struct MulAdd {
+  llvm::CallInst* call = nullptr;
+  bool is_signed = false;
+  llvm::Value* acc = nullptr;
+  llvm::Value* v = nullptr;
+  llvm::Value* rt = nullptr;
+};
+
+bool as_mul_add(llvm::Value* value, MulAdd& m) {
+  auto* c = llvm::dyn_cast<llvm::IntrinsicInst>(value);
+  if (!c) return false;
+  switch (c->getIntrinsicID()) {
+    case llvm::Intrinsic::hexagon_V6_vmpybus_acc_128B:
+    case llvm::Intrinsic::hexagon_V6_vmpyub_acc_128B:
+      m = {c, c->getIntrinsicID() == llvm::Intrinsic::hexagon_V6_vmpybus_acc_128B, c->getArgOperand(0),
+           c->getArgOperand(1), c->getArgOperand(2)};
+      return true;
+    case llvm::Intrinsic::hexagon_V6_vmpybus_128B:
+    case llvm::Intrinsic::hexagon_V6_vmpyub_128B:
+      m = {c, c->getIntrinsicID() == llvm::Intrinsic::hexagon_V6_vmpybus_128B, nullptr, c->getArgOperand(0),
+           c->getArgOperand(1)};
+      return true;
+    default: return false;
+  }
+}
+
+// Where a value computed from x and y can go: after the later of the two (the function's entry
+// for constants and arguments).
+llvm::Instruction* after_both(llvm::Function& f, llvm::DominatorTree& dt, llvm::Value* x, llvm::Value* y) {
+  auto* ix = llvm::dyn_cast<llvm::Instruction>(x);
+  auto* iy = llvm::dyn_cast<llvm::Instruction>(y);
+  llvm::Instruction* later = nullptr;
+  if (ix && iy) {
+    if (dt.dominates(ix, iy))
+      later = iy;
+    else if (dt.dominates(iy, ix))
+      later = ix;
+    else
+      return nullptr;
+  } else {
+    later = ix ? ix : iy;
+  }
+  if (!later) return &*f.getEntryBlock().getFirstInsertionPt();
+  if (llvm::isa<llvm::PHINode>(later)) return &*later->getParent()->getFirstInsertionPt();
+  return later->getNextNode();
+}
+
+}  // namespace
+
+void fuse_hexagon_multiply_adds(llvm::Module& module, int hexagon_version) {
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    std::vector<llvm::CallInst*> calls;
+    for (llvm::Instruction& i : llvm::instructions(f)) {
+      MulAdd m;
+      if (as_mul_add(&i, m)) calls.push_back(m.call);
+    }
+    if (calls.size() < 2) continue;
+    llvm::DominatorTree dt(f);
+    std::set<llvm::CallInst*> gone;
+    for (llvm::CallInst* c : calls) {
+      MulAdd second, first;
+      if (gone.count(c) || !as_mul_add(c, second) || !second.acc || !as_mul_add(second.acc, first)) continue;
+      if (gone.count(first.call) || first.is_signed != second.is_signed || !first.call->hasOneUse() ||
+          first.call->getParent() != c->getParent())
+        continue;
+      if (!first.is_signed && hexagon_version < 65) continue;  // vmpabuu is v65's
+      llvm::Instruction* at = after_both(f, dt, first.rt, second.rt);
+      if (!at) continue;
+      llvm::IRBuilder<> b(at);
+      // w0 w1 w0 w1: the even bytes of the first weight word, the odd ones of the second.
+      llvm::Value* rt = b.CreateOr(b.CreateAnd(first.rt, b.getInt32(0x00ff00ff)),
+                                   b.CreateShl(b.CreateAnd(second.rt, b.getInt32(0x00ff00ff)), 8));
+      b.SetInsertPoint(c);
+      llvm::Value* pair = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_vcombine_128B, {}, {second.v, first.v});
+      llvm::Value* r;
+      if (first.acc) {
+        auto id = first.is_signed ? llvm::Intrinsic::hexagon_V6_vmpabus_acc_128B
+                                  : llvm::Intrinsic::hexagon_V6_vmpabuu_acc_128B;
+        r = b.CreateIntrinsic(id, {}, {first.acc, pair, rt});
+      } else {
+        auto id = first.is_signed ? llvm::Intrinsic::hexagon_V6_vmpabus_128B : llvm::Intrinsic::hexagon_V6_vmpabuu_128B;
+        r = b.CreateIntrinsic(id, {}, {pair, rt});
+      }
+      c->replaceAllUsesWith(r);
+      c->eraseFromParent();
+      first.call->eraseFromParent();
+      gone.insert(c);
+      gone.insert(first.call);
+    }
+  }
+}
 
 std::unique_ptr<TargetHooks> make_target_hooks(const Target& target) {
   if (target.is_hexagon) return std::make_unique<HexagonHooks>(target);

@@ -55,6 +55,11 @@ class TargetHooks {
                                         bool s_signed) {
     return nullptr;
   }
+  // u8(clamp(v >> shift, 0, 255)) of a vector v of 16-bit lanes (signed when v_signed),
+  // 0 <= shift < 16: a saturating narrowing shift.
+  virtual llvm::Value* saturating_narrow_u8(llvm::IRBuilder<>& b, llvm::Value* v, int shift, bool v_signed) {
+    return nullptr;
+  }
   // acc + sum_j widen(v[j]) * widen(s[j]) over four u8 vectors v[j] and scalar bytes s[j]
   // (signed when s_signed), with 32-bit lanes: a 4-way dot product per lane.
   virtual llvm::Value* dot4_add(llvm::IRBuilder<>& b, llvm::Value* acc, const std::vector<llvm::Value*>& v,
@@ -154,6 +159,11 @@ llvm::Constant* build_func_desc(llvm::Module& module, const EntryInfo& e, llvm::
 // vectorisers when they run, no small data, no epilogue vectorisation. Called once, before the
 // first compilation; nothing changes them afterwards.
 void configure_llvm_options();
+
+// After LLVM's optimisation pipeline, on Hexagon modules (CodegenHexagon.cpp): two chained
+// widening multiply-adds of the same kind become one two-tap vmpa. Needs the chains that
+// unrolling makes, so it runs after the pipeline. `hexagon_version` gates the unsigned form.
+void fuse_hexagon_multiply_adds(llvm::Module& module, int hexagon_version);
 
 // Creates the target machine for `options` (Emit.cpp); null with `error` set on failure.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& options, std::string& error);

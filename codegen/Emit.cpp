@@ -164,6 +164,8 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
   }
   // LLVM's loop vectoriser: for the host as clang runs it; for Hexagon only when asked.
   optimize(mod, *tm, options.opt_level, !options.target.is_hexagon || options.auto_hvx);
+  if (options.target.is_hexagon && options.opt_level >= 1)
+    fuse_hexagon_multiply_adds(mod, options.target.hexagon_version);
 
   out.clear();
   if (kind == EmitKind::LLVM) {
