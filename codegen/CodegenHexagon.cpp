@@ -30,6 +30,7 @@
 // 7. u8(clamp(v >> k, 0, 255)) of 16-bit lanes is one vasr(Vu.h, Vv.h, Rt):sat (vasr .uh for
 //    unsigned lanes) per output vector: LLVM 19 selects two shifts, two vmax, two vmin, a
 //    vshuff and a vpacke for the generic IR.
+#include <cstdlib>
 #include <set>
 
 #include <llvm/Analysis/VectorUtils.h>
@@ -114,6 +115,19 @@ class HexagonHooks : public TargetHooks {
       auto id = s_signed ? llvm::Intrinsic::hexagon_V6_vmpybus_128B : llvm::Intrinsic::hexagon_V6_vmpyub_128B;
       r = b.CreateIntrinsic(id, {}, {vu, rt});
     }
+    return interleave(b, b.CreateBitCast(r, llvm::FixedVectorType::get(b.getInt16Ty(), 128)));
+  }
+
+  // vzxt gives the even lanes' and the odd lanes' halfwords, the widening multiplies' pair
+  // order, so sums of widened bytes and products stay in pair order (InstCombine moves the
+  // interleave past lanewise operations) and the final narrowing undoes it for free; vunpack
+  // (what LLVM selects for zext) gives the low and high halves, and every mix of the two
+  // orders costs a vshuff.
+  llvm::Value* widen_u8_to_16(llvm::IRBuilder<>& b, llvm::Value* v) override {
+    auto* vt = llvm::cast<llvm::FixedVectorType>(v->getType());
+    if (target_.vector_bytes != 128 || vt->getNumElements() != 128) return nullptr;
+    llvm::Value* r = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_vzb_128B, {},
+                                       {b.CreateBitCast(v, llvm::FixedVectorType::get(b.getInt32Ty(), 32))});
     return interleave(b, b.CreateBitCast(r, llvm::FixedVectorType::get(b.getInt16Ty(), 128)));
   }
 

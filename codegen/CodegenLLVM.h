@@ -55,6 +55,8 @@ class TargetHooks {
                                         bool s_signed) {
     return nullptr;
   }
+  // A vector of u8 zero-extended to 16-bit lanes (nullptr: a plain zext).
+  virtual llvm::Value* widen_u8_to_16(llvm::IRBuilder<>& b, llvm::Value* v) { return nullptr; }
   // u8(clamp(v >> shift, 0, 255)) of a vector v of 16-bit lanes (signed when v_signed),
   // 0 <= shift < 16: a saturating narrowing shift.
   virtual llvm::Value* saturating_narrow_u8(llvm::IRBuilder<>& b, llvm::Value* v, int shift, bool v_signed) {
