@@ -115,7 +115,28 @@ def cmd_prefix(a):
     dspc = os.path.join(prefix, "bin", "dspc")
     run([dspc, "--version"])
     demo(a, dspc, src)
+    bad_calls(a, prefix, work)
     build_example(a, prefix, src, build)
+
+
+def bad_calls(a, prefix, work):
+    """Misused dspc_add_kernels calls fail at configure time with a clear message."""
+    cases = [
+        ("DSP_TARGET hexagon-v99", "unknown DSP_TARGET 'hexagon-v99' (hexagon-v65"),
+        ("DSP_TARGET host EMIT exe", "EMIT must be so or obj, not 'exe'"),
+        ("DSP_TARGET host BOGUS x", "unexpected arguments: BOGUS x"),
+        ("SOURCES_MISSING", "SOURCES is required (one or more .dsp files)"),
+    ]
+    for i, (call, message) in enumerate(cases):
+        d = os.path.join(work, f"bad{i}")
+        os.makedirs(d)
+        sources = "" if call == "SOURCES_MISSING" else "SOURCES k.dsp"
+        call = "" if call == "SOURCES_MISSING" else call
+        with open(os.path.join(d, "CMakeLists.txt"), "w") as f:
+            f.write("cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES NONE)\n"
+                    f"find_package(dspc REQUIRED)\ndspc_add_kernels(TARGET k {sources} {call})\n")
+        out = run([a.cmake, "-S", d, "-B", os.path.join(d, "b"), f"-DCMAKE_PREFIX_PATH={prefix}"], expect=None)
+        check("CMake Error" in out and message in out, f"dspc_add_kernels({call or 'no SOURCES'}) fails: {message}")
 
 
 def mtimes(build):
