@@ -22,6 +22,7 @@ packages=(ca-certificates g++ cmake ninja-build python3 git
           clang-19 lld-19 llvm-19-dev liblld-19-dev
           qemu-user nlohmann-json3-dev libgtest-dev
           libbenchmark-dev    # Google Benchmark: bench/'s compile-time benchmark
+          file dpkg-dev       # cpack -G DEB: finds the binaries and their library dependencies
           libhalide14-0-dev)  # Halide 14: bench/'s peer only, never linked into dspc
 
 missing=()
