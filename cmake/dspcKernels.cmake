@@ -20,6 +20,11 @@
 # the kernels directly. Its properties name the outputs:
 #   DSPC_OUTPUT_DIR  <dir>;  DSPC_OUTPUTS  the .so or .o files;  DSPC_INCLUDE_DIR  <dir>/include
 # e.g. target_compile_definitions(app PRIVATE DIR="$<TARGET_PROPERTY:k,DSPC_OUTPUT_DIR>").
+if(CMAKE_VERSION VERSION_LESS 3.20)
+  # INTERFACE libraries with sources (3.19) and DEPFILE for every generator (3.20).
+  message(FATAL_ERROR "dspc's CMake package needs CMake 3.20 or newer, not ${CMAKE_VERSION}")
+endif()
+
 function(dspc_add_kernels)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "TARGET;DSP_TARGET;EMIT;OUTPUT_DIR" "SOURCES;FLAGS")
   if(ARG_UNPARSED_ARGUMENTS)
