@@ -3,8 +3,17 @@
 #   bash setup.sh demo   install what is missing, build, compile and run the seed example
 #   bash setup.sh test   install what is missing, build, run every test (ctest)
 #   bash setup.sh build  install what is missing and build
+#   bash setup.sh install PREFIX   ... and install dspc into PREFIX (bin/dspc, lib/, include/,
+#                        lib/cmake/dspc for find_package(dspc)); the prefix may move later
+#   bash setup.sh deb    ... and build the Debian package build/dspc_<version>_amd64.deb
 # Packages already installed are skipped; apt-get runs only when something is missing.
 set -euo pipefail
+# PREFIX is taken relative to where the command was typed, before the cd below.
+prefix=""
+if [ "${1:-}" = install ]; then
+  [ -n "${2:-}" ] || { echo "usage: bash setup.sh install PREFIX" >&2; exit 2; }
+  prefix=$(realpath -m -- "$2")
+fi
 cd "$(dirname "$0")"
 
 mode=${1:-build}
@@ -13,6 +22,7 @@ packages=(ca-certificates g++ cmake ninja-build python3 git
           clang-19 lld-19 llvm-19-dev liblld-19-dev
           qemu-user nlohmann-json3-dev libgtest-dev
           libbenchmark-dev    # Google Benchmark: bench/'s compile-time benchmark
+          file dpkg-dev       # cpack -G DEB: finds the binaries and their library dependencies
           libhalide14-0-dev)  # Halide 14: bench/'s peer only, never linked into dspc
 
 missing=()
@@ -45,9 +55,16 @@ case "$mode" in
     "$build_dir/examples/session/session_demo" hexagon-v68
     "$build_dir/examples/session/session_demo" host
     ;;
+  install)
+    cmake --install "$build_dir" --prefix "$prefix"
+    echo "setup: dspc is in $prefix: run $prefix/bin/dspc, or find_package(dspc) with -DCMAKE_PREFIX_PATH=$prefix"
+    ;;
+  deb)
+    (cd "$build_dir" && cpack -G DEB)
+    ;;
   test)
     cd "$build_dir"
     ctest --output-on-failure -j 2
     ;;
-  *) echo "usage: bash setup.sh [build|demo|session-demo|test]" >&2; exit 2 ;;
+  *) echo "usage: bash setup.sh [build|demo|session-demo|test|install PREFIX|deb]" >&2; exit 2 ;;
 esac

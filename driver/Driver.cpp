@@ -4,10 +4,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "codegen/Codegen.h"
 #include "driver/Compile.h"
@@ -15,8 +18,10 @@
 #include "driver/ModuleJson.h"
 #include "compiler/ir/Printer.h"
 
-#ifndef DSPC_RUNTIME_DIR
-#define DSPC_RUNTIME_DIR ""
+// runtime-support's folder relative to dspc's own, once installed (CMake sets it from the
+// install layout: bin/ and lib/dspc/). No absolute path of the build is compiled in.
+#ifndef DSPC_INSTALL_RUNTIME_REL
+#define DSPC_INSTALL_RUNTIME_REL "../lib/dspc"
 #endif
 #ifndef DSPC_QEMU
 #define DSPC_QEMU "qemu-hexagon"
@@ -47,7 +52,14 @@ const char* kUsageTail = R"(  --emit=KIND            tir, llvm, asm, obj, exe, s
   --print-after-all      print the TIR after every pass
   --verify-each          verify the TIR after every pass
   --vtcm-capacity=BYTES  VTCM available to a function at compile time (default: the target's)
-  --runtime-dir=DIR      runtime-support builds (default: the build tree's)
+  --runtime-dir=DIR      runtime-support's per-target libraries (default: found from dspc's
+                         own location: ../lib/dspc when installed, runtime-support/ beside
+                         dspc in a build tree)
+  -MD                    also write a depfile (Makefile syntax, for Ninja and Make) naming
+                         the output and every file the compile read: FILE, and the
+                         runtime-support library it links for exe and so. Written next to
+                         the output with its extension replaced by .d, or to -MF's file
+  -MF FILE               the depfile's path (goes with -MD)
   --inject-internal-error=PASS[:check|make|invalid-tir]
                          for testing dspc itself: make PASS fail like a compiler bug
                          (exit code 2, "dspc: internal error in pass PASS: ...")
@@ -64,7 +76,8 @@ Run options (dspc run):
   --check                compare every output with the reference interpreter, bit for bit
   --sim-vtcm-capacity=BYTES  the VTCM pool's capacity while running
   --timeout=SECONDS      stop the program after this long (default 600)
-  --qemu=PATH            the simulator (default: the one found at build time)
+  --qemu=PATH            the simulator (default: the one found at build time if it is still
+                         there, else qemu-hexagon on the PATH)
   --keep-temps           keep the temporary directory and print its path
   --session              run through the host runtime instead of a linked runner: compile a
                          shared module (--emit=so), open a session (qemu-hexagon + the device
@@ -73,6 +86,19 @@ Run options (dspc run):
 )";
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+// Where runtime-support is, from dspc's own path: runtime-support/ beside dspc in a build tree
+// (a folder with a CMakeCache.txt), else DSPC_INSTALL_RUNTIME_REL from an installed bin/dspc.
+std::string default_runtime_dir() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return DSPC_INSTALL_RUNTIME_REL;
+  fs::path dir = exe.parent_path();
+  if (fs::exists(dir / "CMakeCache.txt", ec) && fs::is_directory(dir / "runtime-support", ec))
+    return (dir / "runtime-support").string();
+  return (dir / DSPC_INSTALL_RUNTIME_REL).lexically_normal().string();
+}
 
 // The Hexagon targets by version, and the others, as the table has them.
 std::pair<std::vector<Target>, std::vector<Target>> targets_by_kind() {
@@ -201,6 +227,16 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     if (a == "--check") { o.check = true; continue; }
     if (a == "--keep-temps") { o.keep_temps = true; continue; }
     if (a == "--session") { o.session = true; continue; }
+    if (a == "-MD") { o.depfile = true; continue; }
+    if (starts_with(a, "-MF")) {  // -MF FILE or -MFFILE, as clang and gcc take it
+      if (a.size() > 3) {
+        o.depfile_path = a.substr(3);
+      } else {
+        if (i + 1 >= args.size()) return missing("-MF");
+        o.depfile_path = args[++i];
+      }
+      continue;
+    }
     if (a.size() == 3 && starts_with(a, "-O") && a[2] >= '0' && a[2] <= '3') { o.opt_level = a[2] - '0'; continue; }
     if ((r = value(a, "--target", v))) {
       if (r < 0) return missing("--target");
@@ -293,8 +329,10 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     return usage_error("unknown target '" + o.target_name + "' (" + all + ")");
   }
   o.lower.target = *t;
-  if (o.runtime_dir.empty()) o.runtime_dir = DSPC_RUNTIME_DIR;
-  if (o.qemu.empty()) o.qemu = DSPC_QEMU;
+  if (o.runtime_dir.empty()) o.runtime_dir = default_runtime_dir();
+  if (o.qemu.empty()) o.qemu = access(DSPC_QEMU, X_OK) == 0 ? DSPC_QEMU : "qemu-hexagon";
+  if (o.run && (o.depfile || !o.depfile_path.empty())) return usage_error("-MD and -MF go with compiling, not 'dspc run'");
+  if (!o.depfile_path.empty() && !o.depfile) return usage_error("-MF needs -MD");
   if (!o.run && (!o.inputs.empty() || !o.outputs.empty() || o.random_inputs || o.check || !o.func.empty() || o.session))
     return usage_error("--input, --output, --random-inputs, --check, --func and --session go with 'dspc run'");
   return -1;
@@ -397,15 +435,41 @@ int failure_status(const Diagnostics& diag) { return diag.has_internal_errors() 
 
 namespace {
 
-int compile_command(const DriverOptions& o) {
+// A path in a depfile: Make's escapes, which Ninja reads too.
+std::string depfile_escape(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ' || c == '#') out += '\\';
+    if (c == '$') out += '$';
+    out += c;
+  }
+  return out;
+}
+
+// -MD: "OUT: INPUT [RUNTIME]", the files this compile read. Standard input is no file.
+bool write_depfile(const DriverOptions& o, const std::string& out) {
+  std::string path = o.depfile_path;
+  if (path.empty()) {
+    auto slash = out.find_last_of('/');
+    auto dot = out.find_last_of('.');
+    path = (dot == std::string::npos || (slash != std::string::npos && dot < slash) ? out : out.substr(0, dot)) + ".d";
+  }
+  std::vector<std::string> deps;
+  if (o.input != "-") deps.push_back(o.input);
+  // The libraries link_executable and link_shared read (codegen/Link.cpp).
+  std::string rt = o.runtime_dir + "/" + o.lower.target.name + "/";
+  if (o.emit == "exe") deps.push_back(rt + "libdspc_rt.a");
+  if (o.emit == "so" && o.lower.target.is_hexagon) deps.push_back(rt + "libdspc_builtins.a");
+  std::string text = depfile_escape(out) + ":";
+  for (const std::string& d : deps) text += " \\\n  " + depfile_escape(d);
+  return write_output(path, text + "\n");
+}
+
+int compile_outputs(const DriverOptions& o, const std::string& out) {
   SourceFile source;
   Diagnostics diag(std::cerr);
   auto c = compile_input(o, source, diag);
   if (!c) return failure_status(diag);
-
-  bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header";
-  std::string out = o.output;
-  if (out.empty()) out = text ? "-" : stem_of(o.input) + (o.emit == "exe" ? ".elf" : o.emit == "so" ? ".so" : ".o");
 
   if (o.emit == "tir") return write_output(out, print_module(c->module)) ? 0 : 1;
   if (o.emit == "header") return write_output(out, emit_c_header(c->module)) ? 0 : 1;
@@ -422,6 +486,16 @@ int compile_command(const DriverOptions& o) {
   std::string data;
   if (!emit_module(c->module, {}, kind, co, data, diag)) return failure_status(diag);
   return write_output(out, data) ? 0 : 1;
+}
+
+int compile_command(const DriverOptions& o) {
+  bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header";
+  std::string out = o.output;
+  if (out.empty()) out = text ? "-" : stem_of(o.input) + (o.emit == "exe" ? ".elf" : o.emit == "so" ? ".so" : ".o");
+  if (o.depfile && out == "-") return usage_error("-MD needs an output file (-o FILE): a depfile names it");
+  int status = compile_outputs(o, out);
+  if (status == 0 && o.depfile && !write_depfile(o, out)) return 1;
+  return status;
 }
 
 }  // namespace

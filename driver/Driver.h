@@ -21,6 +21,8 @@ struct DriverOptions {
   int opt_level = 2;
   bool auto_hvx = true;
   std::string runtime_dir;  // where runtime-support/<target>/libdspc_rt.a live
+  bool depfile = false;      // -MD
+  std::string depfile_path;  // -MF; empty: the output's path with .d for its extension
   // dspc run
   bool run = false;
   std::string func;

@@ -9,6 +9,7 @@
 //    server lives (waitpid) and that the deadline has not passed; check every field of the reply.
 // 5. A timeout, a dead server or a malformed reply kills and reaps the server, unmaps the arena,
 //    closes every descriptor and marks the session closed, then throws.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <thread>
@@ -44,6 +46,37 @@ uint64_t target_vtcm_bytes(const std::string& target) {
 
 std::string system_error(const std::string& what) {
   return what + ": " + std::strerror(errno);
+}
+
+// The device server, found from this library's own path, so that an installed prefix can move:
+// DSPC_HOST_SERVER_REL from an installed lib/libdspc_host.so, or ../device-server/ from
+// runtime-support/host/ in a build tree. When neither is there, the installed path is named
+// in the error.
+std::string default_server() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void*>(&default_server), &info) || !info.dli_fname) return DSPC_HOST_SERVER_REL;
+  char* real = realpath(info.dli_fname, nullptr);
+  std::string lib = real ? real : info.dli_fname;
+  std::free(real);
+  std::string dir = lib.substr(0, lib.find_last_of('/') + 1);
+  for (const char* rel : {DSPC_HOST_SERVER_REL, "../device-server/dspc_server"})
+    if (access((dir + rel).c_str(), R_OK) == 0) return dir + rel;
+  return dir + DSPC_HOST_SERVER_REL;
+}
+
+// qemu-hexagon: the one CMake found if it is still there, else the first on the PATH.
+std::string default_qemu() {
+  if (access(DSPC_HOST_QEMU, X_OK) == 0) return DSPC_HOST_QEMU;
+  const char* path = std::getenv("PATH");
+  std::string rest = path ? path : "";
+  while (!rest.empty()) {
+    size_t colon = rest.find(':');
+    std::string dir = rest.substr(0, colon);
+    rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
+    std::string candidate = (dir.empty() ? "." : dir) + "/qemu-hexagon";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return DSPC_HOST_QEMU;
 }
 
 uint64_t round_page(uint64_t n) {
@@ -245,8 +278,8 @@ class Remote final : public Backend {
     ctl_->heap_offset = DSPC_PROTO_PAGE + vtcm;
     ctl_->heap_bytes = arena_bytes_ - ctl_->heap_offset;
 
-    std::string qemu = options_.qemu.empty() ? DSPC_HOST_QEMU : options_.qemu;
-    std::string server = options_.server.empty() ? DSPC_HOST_SERVER : options_.server;
+    std::string qemu = options_.qemu.empty() ? default_qemu() : options_.qemu;
+    std::string server = options_.server.empty() ? default_server() : options_.server;
     if (access(server.c_str(), R_OK) != 0)
       throw Error(ErrorKind::Usage, system_error("device server '" + server + "'"));
     std::vector<std::string> argv_s = {qemu,

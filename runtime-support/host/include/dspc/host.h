@@ -78,8 +78,9 @@ struct SessionOptions {
   std::chrono::milliseconds deadline{5000};  // per request, a call included
   uint64_t arena_bytes = 256ull << 20;       // device memory + VTCM + the control page
   uint64_t vtcm_bytes = 0;                   // 0: the target's VTCM capacity
-  std::string server;                        // "" : the dspc_server this build made
-  std::string qemu;                          // "" : the qemu-hexagon CMake found
+  std::string server;                        // "" : the dspc_server beside this library (installed:
+                                             //      <libdir>/dspc/device-server/dspc_server)
+  std::string qemu;                          // "" : the qemu-hexagon CMake found, else the PATH's
   // Waiting: the host spins this long on the reply before it sleeps on the futex, and the server
   // polls the request word this many times before it does. On idle cores the spin keeps an
   // empty call at 3.9 us (16.7 us sleeping at once); with more runnable threads than cores each
