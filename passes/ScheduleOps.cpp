@@ -142,11 +142,14 @@ Stmt fuse(const Stmt& a, const Stmt& b) {
   return Seq::make({a, b}, a->span);
 }
 
-// Unroll-and-jam of a one-reduction stage: kJam consecutive values of its second-innermost
-// variable per iteration, with one fused reduction loop nest, so that vector loads that do
-// not depend on that variable (dense's rows of B; a stencil's shared rows) are made once.
-// (kJam = 4 measured worse on bench/: dense 309 against 230 packets per 128 outputs.)
-constexpr int64_t kJam = 2;
+// Unroll-and-jam: consecutive values of a stage's second-innermost variable per iteration (its
+// jam factor), with one fused reduction loop nest, so that vector loads that do not depend on
+// that variable (dense's rows of B; a stencil's shared rows) are made once. Measured on bench/
+// (packets per 128 outputs): with a reduction, 2 (4 costs registers: dense 230 -> 326,
+// conv3x3a16 9.5 -> 10.0, dilate3x3 7.5 -> 8.1); without, 4 (median3x3 14.6 -> 14.2,
+// gaussian5x5 19.1 -> 18.1 against 2).
+constexpr int64_t kJamReduction = 2;
+constexpr int64_t kJamPure = 4;
 
 // Whether the stage reads some tensor at two different points along `v` (a stencil's rows):
 // then jammed values of `v` share loads.
@@ -189,21 +192,26 @@ bool widens(const Expr& e) {
   return c.found;
 }
 
-// A one-reduction stage, or one without reductions that reads neighbours along its
-// second-innermost variable (median's column sort, gaussian's vertical pass). Not a stage
-// that also widens and reads neighbours along the innermost variable (sobel): measured, its
-// realignments and widening shuffles bind it to the permute unit, and jammed rows cost it the
-// unrolling along x that shares them (sobel 22.4 -> 23.5 packets per 128 outputs jammed,
-// median3x3 16.0 -> 14.6 and gaussian5x5 19.6 -> 19.4).
-bool can_jam(const Stage& stage, const Region& region, int lanes) {
+// The jam factor of a box (0: none). A one-reduction stage, or one without reductions that
+// reads neighbours along its second-innermost variable (median's column sort, gaussian's
+// vertical pass). Not a stage that also widens and reads neighbours along the innermost
+// variable (sobel): measured, jammed rows cost it the unrolling along x that shares its
+// realignments (sobel 19.4 -> 20.4 packets per 128 outputs).
+int64_t jam_factor(const Stage& stage, const Region& region, int lanes) {
   size_t dims = stage.index_vars.size();
-  if (!(lanes > 1 && dims >= 2 && region[dims - 2].ends == 0 && region[dims - 1].extent >= lanes &&
-        region[dims - 2].extent >= kJam && region[dims - 2].extent % kJam == 0))
-    return false;
+  if (!(lanes > 1 && dims >= 2 && region[dims - 2].ends == 0 && region[dims - 1].extent >= lanes)) return 0;
   int reductions = count_reductions(stage.body);
-  if (reductions == 1) return true;
-  if (reductions > 0 || !reads_neighbours_along(stage.body, stage.index_vars[dims - 2].get())) return false;
-  return !(widens(stage.body) && reads_neighbours_along(stage.body, stage.index_vars[dims - 1].get()));
+  int64_t factor = 0;
+  if (reductions == 1) {
+    factor = kJamReduction;
+  } else if (reductions == 0 && reads_neighbours_along(stage.body, stage.index_vars[dims - 2].get()) &&
+             !(widens(stage.body) && reads_neighbours_along(stage.body, stage.index_vars[dims - 1].get()))) {
+    factor = kJamPure;
+  }
+  // Fewer rows than the factor, or not a multiple of it: try 2, else none.
+  int64_t extent = region[dims - 2].extent;
+  if (factor > 2 && extent % factor != 0) factor = 2;
+  return factor && extent >= factor && extent % factor == 0 ? factor : 0;
 }
 
 // The automatic schedule of one box: a loop nest over `region`, first index variable
@@ -227,7 +235,8 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
   std::vector<Expr> indices;
   for (const auto& v : vars) indices.push_back(var_expr(v));
   size_t inner = vars.size() - 1;
-  bool jam = can_jam(box, region, lanes);
+  int64_t kJam = jam_factor(box, region, lanes);
+  bool jam = kJam > 0;
   VarRef jam_var;
   Stmt body;
   if (!jam) {
