@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Packet-count benchmark: seven kernels built three ways, measured under qemu-hexagon.
 
-  python3 bench/run.py --dspc build/dspc [--kernels vadd_u8,dense] [--ways dspc,halide,c]
+  python3 bench/run.py --dspc build/dspc [--kernels vadd_u8,dense] [--ways dspc,sched,halide,c]
 
 For each kernel and way it builds a static Hexagon program (bench/harness/harness.c around the
 kernel, linked with ld.lld against libdspc_rt.a), runs it under count-packets, which checks
@@ -34,7 +34,7 @@ KERNELS = {
     "sobel": (256 * 1024, 5.00),
     "dense": (64 * 128, 130.0),
 }
-WAYS = ["dspc", "halide", "c"]
+WAYS = ["dspc", "sched", "halide", "c"]
 
 LLVM = "/usr/lib/llvm-19/bin"
 HEX_FLAGS = ["--target=hexagon-unknown-linux-musl", "-mcpu=hexagonv68", "-G0", "-ffreestanding",
@@ -44,6 +44,15 @@ HARNESS_FLAGS = ["-O2", "-fno-vectorize", "-fno-slp-vectorize"]
 # The plain C peer, as the issue states it.
 C_PEER_FLAGS = ["-O3", "-mhvx", "-mhvx-length=128b", "-mllvm", "-hexagon-autohvx=true"]
 HALIDE_INCLUDE = "/usr/include/halide14"
+
+
+def kernel_source(kernel, way):
+    """dspc's source: bench/kernels/K.dsp (no schedule), or for the 'sched' way
+    bench/schedules/K.dsp when there is one (else the automatic schedule is our best)."""
+    scheduled = os.path.join(BENCH, "schedules", f"{kernel}.dsp")
+    if way == "sched" and os.path.isfile(scheduled):
+        return scheduled
+    return os.path.join(BENCH, "kernels", f"{kernel}.dsp")
 
 
 def run(cmd, **kw):
@@ -116,9 +125,9 @@ class Builder:
                                     self.path("halide_stubs.o"), HARNESS_FLAGS)
 
     def kernel_object(self, kernel, way):
-        if way == "dspc":
-            obj = self.path(f"{kernel}.dspc.o")
-            run([self.a.dspc, os.path.join(BENCH, "kernels", f"{kernel}.dsp"), "--emit=obj", "-o", obj])
+        if way in ("dspc", "sched"):
+            obj = self.path(f"{kernel}.{way}.o")
+            run([self.a.dspc, kernel_source(kernel, way), "--emit=obj", "-o", obj])
             return obj, []
         if way == "halide":
             obj = self.path(f"{kernel}.halide.o")
@@ -134,7 +143,8 @@ class Builder:
         corrupt = ["-DBENCH_CORRUPT_OUTPUT"] if self.a.corrupt_output else []
         harness = self.cc(os.path.join(BENCH, "harness", "harness.c"), self.path(f"{kernel}.{way}.harness.o"),
                           HARNESS_FLAGS + define + corrupt)
-        impl = self.cc(os.path.join(BENCH, "harness", f"impl_{way}.c"), self.path(f"{kernel}.{way}.impl.o"),
+        impl_way = "dspc" if way == "sched" else way
+        impl = self.cc(os.path.join(BENCH, "harness", f"impl_{impl_way}.c"), self.path(f"{kernel}.{way}.impl.o"),
                        HARNESS_FLAGS + define)
         elf = self.path(f"{kernel}.{way}.elf")
         run([f"{LLVM}/ld.lld", "-static", "-e", "_start", harness, impl, kobj] + extra + [self.rt, "-o", elf])
@@ -176,7 +186,7 @@ def main():
     ap.add_argument("--build-dir", help="scratch folder (default: bench/ next to the dspc binary)")
     ap.add_argument("--runtime-dir", help="folder of hexagon-v68's libdspc_rt.a (default: from the dspc build)")
     ap.add_argument("--kernels", default=",".join(KERNELS), help="comma-separated subset")
-    ap.add_argument("--ways", default=",".join(WAYS), help="comma-separated subset of dspc,halide,c")
+    ap.add_argument("--ways", default=",".join(WAYS), help="comma-separated subset of dspc (bench/kernels/, no schedule), sched (bench/schedules/), halide, c")
     ap.add_argument("--json", help="results file (default: BUILD_DIR/results.json)")
     ap.add_argument("--count-packets", help="path of count-packets (default: ../shared/tools)")
     ap.add_argument("--clang", default="clang-19")
@@ -216,22 +226,26 @@ def main():
             row[w] = r.get("packets_per_128") if r["ok"] else None
         peers = [row[w] for w in ("halide", "c") if w in ways and row[w] is not None]
         row["best_peer"] = min(peers) if peers else None
-        row["dspc_over_best_peer"] = (round(row["dspc"] / row["best_peer"], 3)
-                                      if row.get("dspc") is not None and row["best_peer"] else None)
-        row["dspc_over_bound"] = round(row["dspc"] / row["bound"], 3) if row.get("dspc") is not None else None
+        for w in ("dspc", "sched"):
+            v = row.get(w)
+            row[f"{w}_over_best_peer"] = round(v / row["best_peer"], 3) if v is not None and row["best_peer"] else None
+            row[f"{w}_over_bound"] = round(v / row["bound"], 3) if v is not None else None
         rows.append(row)
 
-    names = {"dspc": "dspc", "halide": "Halide 14", "c": "clang-19 C"}
+    names = {"dspc": "dspc, no schedule", "sched": "dspc, bench schedule", "halide": "Halide 14",
+             "c": "clang-19 C"}
+    ours = [w for w in ("dspc", "sched") if w in ways]
     header = ["kernel"] + [names[w] for w in ways] + ["bound"]
-    if "dspc" in ways:
-        header += ["dspc/best peer", "dspc/bound"]
+    for w in ours:
+        header += [f"{'scheduled' if w == 'sched' else 'unscheduled'}/best peer",
+                   f"{'scheduled' if w == 'sched' else 'unscheduled'}/bound"]
     print("packets per 128 outputs (kernel functions only; lower is better)")
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" for _ in header) + "|")
     for row in rows:
         cells = [row["kernel"]] + [fmt(row[w]) for w in ways] + [fmt(row["bound"])]
-        if "dspc" in ways:
-            cells += [fmt(row["dspc_over_best_peer"]), fmt(row["dspc_over_bound"])]
+        for w in ours:
+            cells += [fmt(row[f"{w}_over_best_peer"]), fmt(row[f"{w}_over_bound"])]
         print("| " + " | ".join(cells) + " |")
 
     failed = [r for r in results if not r["ok"]]
