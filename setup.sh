@@ -3,6 +3,8 @@
 #   bash setup.sh demo   install what is missing, build, compile and run the seed example
 #   bash setup.sh test   install what is missing, build, run every test (ctest)
 #   bash setup.sh build  install what is missing and build
+#   bash setup.sh test-sanitize  build into build-sanitize/ with ASan+UBSan (clang-19) and run
+#                        the tests labelled `sanitize` (unit, golden, bad input, host end-to-end)
 # Packages already installed are skipped; apt-get runs only when something is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -13,7 +15,8 @@ packages=(ca-certificates g++ cmake ninja-build python3 git
           clang-19 lld-19 llvm-19-dev liblld-19-dev
           qemu-user nlohmann-json3-dev libgtest-dev
           libbenchmark-dev    # Google Benchmark: bench/'s compile-time benchmark
-          libhalide14-0-dev)  # Halide 14: bench/'s peer only, never linked into dspc
+          libhalide14-0-dev   # Halide 14: bench/'s peer only, never linked into dspc
+          libclang-rt-19-dev) # clang-19's sanitizer runtimes: test-sanitize
 
 missing=()
 for p in "${packages[@]}"; do
@@ -27,8 +30,13 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+cmake_args=()
+if [ "$mode" = test-sanitize ]; then
+  build_dir=${DSPC_SANITIZE_BUILD_DIR:-build-sanitize}
+  cmake_args=(-DDSPC_SANITIZE=ON -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19)
+fi
 if [ ! -f "$build_dir/build.ninja" ]; then
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}"
 fi
 cmake --build "$build_dir" -j 2
 
@@ -49,5 +57,15 @@ case "$mode" in
     cd "$build_dir"
     ctest --output-on-failure -j 2
     ;;
-  *) echo "usage: bash setup.sh [build|demo|session-demo|test]" >&2; exit 2 ;;
+  test-sanitize)
+    # Any report is fatal: abort_on_error makes it a crash, which `not` in golden RUN lines and
+    # every test's exit-code check count as a failure (ASan's default exit code, 1, would look
+    # like a user error). use_sigaltstack=0: see driver/main.cpp (LLVM's signal handlers replace
+    # ASan's alternate stack). No suppressions.
+    export ASAN_OPTIONS=abort_on_error=1:use_sigaltstack=0:detect_leaks=1:strict_string_checks=1
+    export UBSAN_OPTIONS=abort_on_error=1:halt_on_error=1:print_stacktrace=1
+    cd "$build_dir"
+    ctest --output-on-failure -j 2 -L sanitize
+    ;;
+  *) echo "usage: bash setup.sh [build|demo|session-demo|test|test-sanitize]" >&2; exit 2 ;;
 esac

@@ -127,7 +127,8 @@ def cases(f):
         add(f"-O/{v}", [P, v], r"invalid optimisation level '" + re.escape(v) + "'")
     numeric("--vtcm-capacity", [P], r"invalid byte count '.*' for --vtcm-capacity|empty value for --vtcm-capacity",
             extra=[("over-u32", "4294967296")])
-    add("--vtcm-capacity/too-small", [P, "--vtcm-capacity=0"], None)  # compiles f, which needs no VTCM: exit 0
+    # A control: 0 is a valid capacity, and f needs no VTCM, so this compiles (exit 0).
+    add("--vtcm-capacity/zero", [P, "--vtcm-capacity=0", "-o", f["dir"] + "/zero.o"], None)
 
     # ---- run options
     numeric("--seed", RI, r"--seed needs a whole number from 0 to 999999999999999999, got '.*'")
@@ -215,11 +216,11 @@ def options_in_help(dspc):
     return opts
 
 
-def run_case(dspc, case, timeout):
+def run_case(dspc, case, timeout, cwd):
     name, args, pattern = case
     try:
         r = subprocess.run([dspc] + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout)
+                           timeout=timeout, cwd=cwd)
     except subprocess.TimeoutExpired:
         return f"{name}: no answer within {timeout} s (a hang)"
     err = r.stderr.decode("utf-8", "replace")
@@ -250,6 +251,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=120, help="seconds per case before it counts as a hang")
     ap.add_argument("-k", dest="filter", default="", help="run only the cases whose name contains this")
     a = ap.parse_args()
+    a.dspc = os.path.abspath(a.dspc)  # the cases run in the work directory
     sys.path.insert(0, os.path.join(a.source_dir, "tests", "e2e"))
     import npy_tool  # noqa: E402
 
@@ -265,7 +267,7 @@ def main():
 
     table = [c for c in table if a.filter in c[0]]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        failures = [f for f in pool.map(lambda c: run_case(a.dspc, c, a.timeout), table) if f]
+        failures = [f for f in pool.map(lambda c: run_case(a.dspc, c, a.timeout, files["dir"]), table) if f]
     for f in failures:
         print("FAIL " + f)
     print(f"{len(table) - len(failures)} of {len(table)} bad-input cases give a clear error"
