@@ -351,11 +351,41 @@ bool write_output(const std::string& path, const std::string& data) {
 
 }  // namespace
 
+// Reads all of `in`, at most kMaxSourceBytes: a larger source is an error, not an endless read
+// (dspc /dev/zero). Returns false with `why` set on a read error or an oversized input.
+bool read_all(std::istream& in, std::string& text, std::string& why) {
+  char buf[1 << 16];
+  text.clear();
+  // A directory opens, and reading it fails with EISDIR, which libstdc++'s filebuf reports by
+  // throwing: catch it as any read error.
+  try {
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+      text.append(buf, static_cast<size_t>(in.gcount()));
+      if (text.size() > kMaxSourceBytes) {
+        why = "larger than " + std::to_string(kMaxSourceBytes >> 20) + " MiB, the most dspc reads";
+        return false;
+      }
+      if (!in) break;
+    }
+  } catch (const std::exception&) {
+    int e = errno;
+    why = e ? std::strerror(e) : "read error";
+    return false;
+  }
+  if (in.bad()) {
+    why = "read error";
+    return false;
+  }
+  return true;
+}
+
 bool read_source(const std::string& path, SourceFile& out) {
   out.path = path == "-" ? "<stdin>" : path;
+  std::string why;
   if (path == "-") {
-    out.text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
+    if (read_all(std::cin, out.text, why)) return true;
+    std::cerr << "dspc: error: cannot read standard input: " << why << "\n";
+    return false;
   }
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -367,20 +397,9 @@ bool read_source(const std::string& path, SourceFile& out) {
     std::cerr << "dspc: error: cannot open '" << path << "': " << std::strerror(errno) << "\n";
     return false;
   }
-  // A directory opens, and reading it fails with EISDIR, which libstdc++'s filebuf reports by
-  // throwing from inside the iterator: catch it as any read error.
-  try {
-    out.text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  } catch (const std::exception&) {
-    int e = errno;
-    std::cerr << "dspc: error: cannot read '" << path << "'" << (e ? std::string(": ") + std::strerror(e) : "") << "\n";
-    return false;
-  }
-  if (f.bad()) {
-    std::cerr << "dspc: error: cannot read '" << path << "'\n";
-    return false;
-  }
-  return true;
+  if (read_all(f, out.text, why)) return true;
+  std::cerr << "dspc: error: cannot read '" << path << "': " << why << "\n";
+  return false;
 }
 
 namespace {

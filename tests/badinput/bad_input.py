@@ -9,9 +9,9 @@ stderr matching the case's pattern, which names the option or the file.
 The cases cover, for each option that takes a value (the list is read from `dspc --help`, and
 an option missing from the table fails the test): a missing value, an empty one, and values
 that are negative, huge (99999999999999999999), non-numeric or unknown; and, for files (the
-program, --input .npy, --output, -o, --runtime-dir, --qemu): a missing file, a directory, an
-empty file, binary garbage, truncated and malformed .npy files, and .npy files of the wrong
-dtype or shape. Under the sanitizer build (`bash setup.sh test-sanitize`) ASan and UBSan abort
+program, --input .npy, --output, -o, --runtime-dir, --qemu, standard input): a missing file, a
+directory, an empty file, binary garbage, an endless file (/dev/zero), a full device
+(/dev/full), truncated and malformed .npy files, and .npy files of the wrong dtype or shape. Under the sanitizer build (`bash setup.sh test-sanitize`) ASan and UBSan abort
 on a memory error, which fails the case too.
 """
 import argparse
@@ -77,14 +77,15 @@ def make_files(work, npy):
 
 
 def cases(f):
-    """(name, arguments, stderr pattern). Every case must exit 1."""
+    """(name, arguments, stderr pattern, standard input). Every case must exit 1 (but the
+    controls, whose pattern is None: they must succeed)."""
     P, R = f["prog"], ["run", f["prog"], "--target=host"]
     RI = R + ["--random-inputs"]
     IN = lambda spec: R + ["--input", spec, "--input", "B=" + f["ok_npy"]]  # noqa: E731
     t = []
 
-    def add(name, args, pattern):
-        t.append((name, args, pattern))
+    def add(name, args, pattern, stdin=None):
+        t.append((name, args, pattern, stdin))
 
     def numeric(opt, base, pattern, extra=()):
         """Negative, huge, non-numeric, fractional, empty and missing values of a numeric option."""
@@ -191,6 +192,12 @@ def cases(f):
         add(f"{prefix}/file-empty-tir", base + [f["empty_tir"]] + tail, re.escape(f["empty_tir"]) + r":1:1: error: ")
         add(f"{prefix}/file-empty-name", base + [""] + tail, r"cannot open '': No such file|no input file")
     add("stdin/empty", ["-"], r"<stdin>:1:1: error: empty program")
+    add("stdin/garbage", ["-"], r"<stdin>:1:1: error: ", stdin=f["garbage"])
+    add("stdin/endless", ["-"], r"cannot read standard input: larger than 64 MiB", stdin="/dev/zero")
+    add("compile/file-endless", ["/dev/zero"], r"cannot read '/dev/zero': larger than 64 MiB")
+    add("npy/endless", IN("A=/dev/zero"), r"/dev/zero: not a \.npy file")
+    add("-o/full-device", [P, "--emit=tir", "-o", "/dev/full"], r"cannot write '/dev/full'")
+    add("--output/full-device", RI + ["--output", "C=/dev/full"], r"cannot write /dev/full")
     add("options/none", [], r"no input file")
     add("options/two-files", [P, P], r"more than one input file")
     add("options/unknown", [P, "--bogus=1"], r"unknown option '--bogus=1'")
@@ -217,10 +224,11 @@ def options_in_help(dspc):
 
 
 def run_case(dspc, case, timeout, cwd):
-    name, args, pattern = case
+    name, args, pattern, stdin = case
     try:
-        r = subprocess.run([dspc] + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout, cwd=cwd)
+        with open(stdin or os.devnull, "rb") as inp:
+            r = subprocess.run([dspc] + args, stdin=inp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=timeout, cwd=cwd)
     except subprocess.TimeoutExpired:
         return f"{name}: no answer within {timeout} s (a hang)"
     err = r.stderr.decode("utf-8", "replace")
@@ -259,7 +267,7 @@ def main():
     table = cases(files)
 
     # Every option that takes a value has cases: a new option must come with its bad values.
-    covered = {re.split(r"[/=]", name)[0] for name, _, _ in table}
+    covered = {re.split(r"[/=]", c[0])[0] for c in table}
     uncovered = sorted(options_in_help(a.dspc) - covered)
     if uncovered:
         print("FAIL: options of dspc --help without bad-value cases here: " + ", ".join(uncovered))
