@@ -6,6 +6,8 @@
 #   bash setup.sh install PREFIX   ... and install dspc into PREFIX (bin/dspc, lib/, include/,
 #                        lib/cmake/dspc for find_package(dspc)); the prefix may move later
 #   bash setup.sh deb    ... and build the Debian package build/dspc_<version>_amd64.deb
+#   bash setup.sh test-sanitize  build into build-sanitize/ with ASan+UBSan (clang-19) and run
+#                        the tests labelled `sanitize` (unit, golden, bad input, host end-to-end)
 # Packages already installed are skipped; apt-get runs only when something is missing.
 set -euo pipefail
 # PREFIX is taken relative to where the command was typed, before the cd below.
@@ -23,7 +25,8 @@ packages=(ca-certificates g++ cmake ninja-build python3 git
           qemu-user nlohmann-json3-dev libgtest-dev
           libbenchmark-dev    # Google Benchmark: bench/'s compile-time benchmark
           file dpkg-dev       # cpack -G DEB: finds the binaries and their library dependencies
-          libhalide14-0-dev)  # Halide 14: bench/'s peer only, never linked into dspc
+          libhalide14-0-dev   # Halide 14: bench/'s peer only, never linked into dspc
+          libclang-rt-19-dev) # clang-19's sanitizer runtimes: test-sanitize
 
 missing=()
 for p in "${packages[@]}"; do
@@ -37,8 +40,13 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+cmake_args=()
+if [ "$mode" = test-sanitize ]; then
+  build_dir=${DSPC_SANITIZE_BUILD_DIR:-build-sanitize}
+  cmake_args=(-DDSPC_SANITIZE=ON -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19)
+fi
 if [ ! -f "$build_dir/build.ninja" ]; then
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}"
 fi
 cmake --build "$build_dir" -j 2
 
@@ -66,5 +74,15 @@ case "$mode" in
     cd "$build_dir"
     ctest --output-on-failure -j 2
     ;;
-  *) echo "usage: bash setup.sh [build|demo|session-demo|test|install PREFIX|deb]" >&2; exit 2 ;;
+  test-sanitize)
+    # Any report is fatal: abort_on_error makes it a crash, which `not` in golden RUN lines and
+    # every test's exit-code check count as a failure (ASan's default exit code, 1, would look
+    # like a user error). use_sigaltstack=0: see driver/main.cpp (LLVM's signal handlers replace
+    # ASan's alternate stack). No suppressions.
+    export ASAN_OPTIONS=abort_on_error=1:use_sigaltstack=0:detect_leaks=1:strict_string_checks=1
+    export UBSAN_OPTIONS=abort_on_error=1:halt_on_error=1:print_stacktrace=1
+    cd "$build_dir"
+    ctest --output-on-failure -j 2 -L sanitize
+    ;;
+  *) echo "usage: bash setup.sh [build|demo|session-demo|test|test-sanitize|install PREFIX|deb]" >&2; exit 2 ;;
 esac

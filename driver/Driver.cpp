@@ -1,5 +1,7 @@
 #include "driver/Driver.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -198,11 +200,17 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     out = args[++i];
     return 1;
   };
+  // Options that only `dspc run` reads, and the compile-only ones, as given (for the check
+  // after the loop: an option the command ignores is an error, not silently dropped).
+  std::vector<std::string> run_only, compile_only;
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string v;
     int r = 0;
-    auto missing = [&](const char* name) { return usage_error(std::string("missing value after ") + name); };
+    // A value that is missing, or empty (--func=, -o ''), is an error naming the option.
+    auto missing = [&](const char* name) {
+      return usage_error(std::string(r < 0 ? "missing value after " : "empty value for ") + name);
+    };
     if (a == "--help" || a == "-h") {
       std::cout << usage();
       return 0;
@@ -223,40 +231,44 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     if (a == "--verify-each") { o.lower.verify_each = true; continue; }
     if (a == "--no-auto-hvx") { o.auto_hvx = false; continue; }
     if (a == "--no-auto-schedule") { o.lower.auto_schedule = false; continue; }
-    if (a == "--random-inputs") { o.random_inputs = true; continue; }
-    if (a == "--check") { o.check = true; continue; }
-    if (a == "--keep-temps") { o.keep_temps = true; continue; }
-    if (a == "--session") { o.session = true; continue; }
+    if (a == "--random-inputs") { o.random_inputs = true; run_only.push_back(a); continue; }
+    if (a == "--check") { o.check = true; run_only.push_back(a); continue; }
+    if (a == "--keep-temps") { o.keep_temps = true; run_only.push_back(a); continue; }
+    if (a == "--session") { o.session = true; run_only.push_back(a); continue; }
     if (a == "-MD") { o.depfile = true; continue; }
     if (starts_with(a, "-MF")) {  // -MF FILE or -MFFILE, as clang and gcc take it
       if (a.size() > 3) {
         o.depfile_path = a.substr(3);
       } else {
-        if (i + 1 >= args.size()) return missing("-MF");
+        if (i + 1 >= args.size()) return r = -1, missing("-MF");
         o.depfile_path = args[++i];
       }
+      if (o.depfile_path.empty()) return missing("-MF");  // -MF ''
       continue;
     }
     if (a.size() == 3 && starts_with(a, "-O") && a[2] >= '0' && a[2] <= '3') { o.opt_level = a[2] - '0'; continue; }
+    if (starts_with(a, "-O")) return usage_error("invalid optimisation level '" + a + "' (-O0, -O1, -O2 or -O3)");
     if ((r = value(a, "--target", v))) {
-      if (r < 0) return missing("--target");
+      if (r < 0 || v.empty()) return missing("--target");
       o.target_name = v;
       continue;
     }
     if ((r = value(a, "--emit", v))) {
-      if (r < 0) return missing("--emit");
+      if (r < 0 || v.empty()) return missing("--emit");
+      compile_only.push_back("--emit");
       if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "so" && v != "header")
         return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header)");
       o.emit = v;
       continue;
     }
     if ((r = value(a, "-o", v))) {
-      if (r < 0) return missing("-o");
+      if (r < 0 || v.empty()) return missing("-o");
+      compile_only.push_back("-o");
       o.output = v;
       continue;
     }
     if ((r = value(a, "--print-after", v))) {
-      if (r < 0) return missing("--print-after");
+      if (r < 0 || v.empty()) return missing("--print-after");
       const auto& names = pass_names();
       if (std::find(names.begin(), names.end(), v) == names.end())
         return usage_error("unknown pass '" + v + "' in --print-after (see --list-passes)");
@@ -265,15 +277,17 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     }
     if ((r = value(a, "--vtcm-capacity", v)) || (r = value(a, "--sim-vtcm-capacity", v))) {
       bool sim = starts_with(a, "--sim");
-      if (r < 0) return missing(sim ? "--sim-vtcm-capacity" : "--vtcm-capacity");
+      const char* name = sim ? "--sim-vtcm-capacity" : "--vtcm-capacity";
+      if (r < 0 || v.empty()) return missing(name);
+      if (sim) run_only.push_back(name);
       int64_t n = 0;
       if (!parse_int(v, n) || n > 0xffffffffLL)
-        return usage_error("invalid byte count '" + v + "' (a whole number up to 4294967295)");
+        return usage_error("invalid byte count '" + v + "' for " + name + " (a whole number up to 4294967295)");
       (sim ? o.sim_vtcm_capacity : o.lower.vtcm_capacity) = n;
       continue;
     }
     if ((r = value(a, "--inject-internal-error", v))) {
-      if (r < 0) return missing("--inject-internal-error");
+      if (r < 0 || v.empty()) return missing("--inject-internal-error");
       if (!parse_injection(v, o.lower)) {
         std::string names;
         for (const auto& p : pass_names()) names += (names.empty() ? "" : ", ") + p;
@@ -283,37 +297,45 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
       continue;
     }
     if ((r = value(a, "--runtime-dir", v))) {
-      if (r < 0) return missing("--runtime-dir");
+      if (r < 0 || v.empty()) return missing("--runtime-dir");
       o.runtime_dir = v;
       continue;
     }
     if ((r = value(a, "--func", v))) {
-      if (r < 0) return missing("--func");
+      if (r < 0 || v.empty()) return missing("--func");
+      run_only.push_back("--func");
       o.func = v;
       continue;
     }
     if ((r = value(a, "--input", v)) || (r = value(a, "--output", v))) {
       bool in = starts_with(a, "--input");
       if (r < 0) return missing(in ? "--input" : "--output");
+      run_only.push_back(in ? "--input" : "--output");
       std::pair<std::string, std::string> b;
       if (!parse_binding(v, b)) return usage_error("expected NAME=FILE after " + std::string(in ? "--input" : "--output") + ", got '" + v + "'");
       (in ? o.inputs : o.outputs).push_back(b);
       continue;
     }
     if ((r = value(a, "--seed", v))) {
+      if (r < 0) return missing("--seed");
+      run_only.push_back("--seed");
       int64_t n = 0;
-      if (r < 0 || !parse_int(v, n)) return usage_error("--seed needs a whole number");
+      if (!parse_int(v, n)) return usage_error("--seed needs a whole number from 0 to 999999999999999999, got '" + v + "'");
       o.seed = static_cast<uint64_t>(n);
       continue;
     }
     if ((r = value(a, "--timeout", v))) {
+      if (r < 0) return missing("--timeout");
+      run_only.push_back("--timeout");
       int64_t n = 0;
-      if (r < 0 || !parse_int(v, n) || n < 1 || n > 86400) return usage_error("--timeout needs seconds from 1 to 86400");
+      if (!parse_int(v, n) || n < 1 || n > 86400)
+        return usage_error("--timeout needs seconds from 1 to 86400, got '" + v + "'");
       o.timeout_seconds = static_cast<int>(n);
       continue;
     }
     if ((r = value(a, "--qemu", v))) {
-      if (r < 0) return missing("--qemu");
+      if (r < 0 || v.empty()) return missing("--qemu");
+      run_only.push_back("--qemu");
       o.qemu = v;
       continue;
     }
@@ -333,8 +355,9 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
   if (o.qemu.empty()) o.qemu = access(DSPC_QEMU, X_OK) == 0 ? DSPC_QEMU : "qemu-hexagon";
   if (o.run && (o.depfile || !o.depfile_path.empty())) return usage_error("-MD and -MF go with compiling, not 'dspc run'");
   if (!o.depfile_path.empty() && !o.depfile) return usage_error("-MF needs -MD");
-  if (!o.run && (!o.inputs.empty() || !o.outputs.empty() || o.random_inputs || o.check || !o.func.empty() || o.session))
-    return usage_error("--input, --output, --random-inputs, --check, --func and --session go with 'dspc run'");
+  if (!o.run && !run_only.empty()) return usage_error(run_only[0] + " goes with 'dspc run'");
+  if (o.run && !compile_only.empty())
+    return usage_error(compile_only[0] + " does not go with 'dspc run' (save results with --output NAME=FILE.npy)");
   return -1;
 }
 
@@ -367,23 +390,55 @@ bool write_output(const std::string& path, const std::string& data) {
 
 }  // namespace
 
+// Reads all of `in`, at most kMaxSourceBytes: a larger source is an error, not an endless read
+// (dspc /dev/zero). Returns false with `why` set on a read error or an oversized input.
+bool read_all(std::istream& in, std::string& text, std::string& why) {
+  char buf[1 << 16];
+  text.clear();
+  // A directory opens, and reading it fails with EISDIR, which libstdc++'s filebuf reports by
+  // throwing: catch it as any read error.
+  try {
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+      text.append(buf, static_cast<size_t>(in.gcount()));
+      if (text.size() > kMaxSourceBytes) {
+        why = "larger than " + std::to_string(kMaxSourceBytes >> 20) + " MiB, the most dspc reads";
+        return false;
+      }
+      if (!in) break;
+    }
+  } catch (const std::exception&) {
+    int e = errno;
+    why = e ? std::strerror(e) : "read error";
+    return false;
+  }
+  if (in.bad()) {
+    why = "read error";
+    return false;
+  }
+  return true;
+}
+
 bool read_source(const std::string& path, SourceFile& out) {
   out.path = path == "-" ? "<stdin>" : path;
+  std::string why;
   if (path == "-") {
-    out.text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
+    if (read_all(std::cin, out.text, why)) return true;
+    std::cerr << "dspc: error: cannot read standard input: " << why << "\n";
+    return false;
+  }
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    std::cerr << "dspc: error: cannot read '" << path << "': it is a directory\n";
+    return false;
   }
   std::ifstream f(path, std::ios::binary);
   if (!f) {
     std::cerr << "dspc: error: cannot open '" << path << "': " << std::strerror(errno) << "\n";
     return false;
   }
-  out.text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  if (f.bad()) {
-    std::cerr << "dspc: error: cannot read '" << path << "'\n";
-    return false;
-  }
-  return true;
+  if (read_all(f, out.text, why)) return true;
+  std::cerr << "dspc: error: cannot read '" << path << "': " << why << "\n";
+  return false;
 }
 
 namespace {

@@ -53,7 +53,10 @@ int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::
 int run_command(const DriverOptions& o);
 
 // Shared by the compile path (Driver.cpp) and `dspc run` (DriverRun.cpp).
-// Reads FILE, or standard input for "-"; reports an unreadable file on stderr.
+// The largest program dspc reads (64 MiB): a bigger file, or an endless one such as /dev/zero,
+// is an error rather than an exhausted memory.
+inline constexpr size_t kMaxSourceBytes = size_t(64) << 20;
+// Reads FILE, or standard input for "-"; reports an unreadable or oversized file on stderr.
 bool read_source(const std::string& path, SourceFile& out);
 // Reads and lowers o.input, printing traced TIR to stdout.
 std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag);

@@ -128,6 +128,36 @@ bool run_session(const DriverOptions& o, const EntryInfo& entry, const std::stri
   return true;
 }
 
+// Whether `program` (a path, or a name looked up in PATH as execvp does) names an executable
+// file; if not, says why in `error`.
+bool check_executable(const std::string& program, std::string& error) {
+  auto usable = [](const std::string& path, int& err) {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) return err = errno, false;
+    if (S_ISDIR(st.st_mode)) return err = EISDIR, false;
+    if (access(path.c_str(), X_OK) != 0) return err = errno, false;
+    return true;
+  };
+  int err = ENOENT;
+  if (program.find('/') != std::string::npos) {
+    if (usable(program, err)) return true;
+  } else {
+    const char* env = std::getenv("PATH");
+    std::string path = env ? env : "/usr/local/bin:/usr/bin:/bin";
+    for (size_t start = 0;;) {
+      size_t colon = path.find(':', start);
+      std::string dir = path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      int e = ENOENT;
+      if (usable((dir.empty() ? "." : dir) + "/" + program, e)) return true;
+      if (e != ENOENT) err = e;
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+  }
+  error = "'" + program + "': " + std::strerror(err);
+  return false;
+}
+
 }  // namespace
 
 int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::string& captured_stderr,
@@ -210,12 +240,27 @@ int run_command(const DriverOptions& o) {
   if (!entry) return fail("no function '" + o.func + "' in " + source.path + " (functions: " + names + ")");
   if (o.check && !c->program) return fail("--check needs .dsp input (the reference interpreter reads tensor programs)");
 
-  std::set<std::string> params;
-  for (const auto& p : entry->params) params.insert(p.name);
-  for (const auto& b : o.inputs)
-    if (!params.count(b.first)) return fail("function " + entry->name + " has no parameter '" + b.first + "'");
-  for (const auto& b : o.outputs)
-    if (!params.count(b.first)) return fail("function " + entry->name + " has no parameter '" + b.first + "'");
+  // --input names an input, --output a result, each at most once.
+  std::set<std::string> ins, outs;
+  for (const auto& p : entry->params) (p.is_output ? outs : ins).insert(p.name);
+  for (bool in : {true, false}) {
+    const char* opt = in ? "--input" : "--output";
+    std::set<std::string> seen;
+    for (const auto& b : in ? o.inputs : o.outputs) {
+      if (!(in ? ins : outs).count(b.first)) {
+        if ((in ? outs : ins).count(b.first))
+          return fail(std::string(opt) + " " + b.first + "=" + b.second + ": " + b.first + " is " +
+                      (in ? "a result" : "an input") + " of " + entry->name + ", not " + (in ? "an input" : "a result"));
+        return fail(std::string(opt) + " " + b.first + "=" + b.second + ": function " + entry->name +
+                    " has no parameter '" + b.first + "'");
+      }
+      if (!seen.insert(b.first).second) return fail(std::string(opt) + " " + b.first + " is given more than once");
+    }
+  }
+  if (o.lower.target.is_hexagon) {
+    std::string error;
+    if (!check_executable(o.qemu, error)) return fail("cannot run the simulator (--qemu): " + error);
+  }
 
   TempDir tmp;
   tmp.keep = o.keep_temps;

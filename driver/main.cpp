@@ -20,6 +20,19 @@ void* run(void* p) {
 
 }  // namespace
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DSPC_ASAN 1
+#endif
+#endif
+#if defined(DSPC_ASAN) || defined(__SANITIZE_ADDRESS__)
+// The sanitizer build (DSPC_SANITIZE): ASan must not use an alternate signal stack of its own.
+// lld's output file registers LLVM's signal handlers (RemoveFileOnSignal), which replace the
+// driver thread's alternate stack with one from malloc; at the thread's exit ASan would unmap
+// that as its own and die ("failed to deallocate"). Outside dspc's code; see README "Tests".
+extern "C" const char* __asan_default_options() { return "use_sigaltstack=0"; }
+#endif
+
 // The compiler's passes recurse over the IR, so deeply nested programs need a deep stack: run
 // the driver on a thread with 512 MiB of (lazily committed) stack instead of the default 8.
 int main(int argc, char** argv) {
