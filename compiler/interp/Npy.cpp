@@ -101,13 +101,20 @@ void format_dim(const Tensor& t, size_t dim, int64_t offset, size_t indent, std:
 }  // namespace
 
 bool read_npy(const std::string& path, Tensor& out, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open the file";
+    return false;
+  }
+  return read_npy(in, out, error);
+}
+
+bool read_npy(std::istream& in, Tensor& out, std::string& error) {
   // Messages leave out the path: callers name the file (or the tensor) themselves.
   auto fail = [&](const std::string& msg) {
     error = msg;
     return false;
   };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail("cannot open the file");
   in.seekg(0, std::ios::end);
   std::streamoff file_size = in.tellg();
   in.seekg(0, std::ios::beg);
