@@ -3,6 +3,7 @@
 #   bash setup.sh demo   install what is missing, build, compile and run the seed example
 #   bash setup.sh test   install what is missing, build, run every test (ctest)
 #   bash setup.sh build  install what is missing and build
+#   bash setup.sh test-fuzz  also build the libFuzzer targets (build-fuzz/) and run each briefly
 # Packages already installed are skipped; apt-get runs only when something is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -13,7 +14,8 @@ packages=(ca-certificates g++ cmake ninja-build python3 git
           clang-19 lld-19 llvm-19-dev liblld-19-dev
           qemu-user nlohmann-json3-dev libgtest-dev
           libbenchmark-dev    # Google Benchmark: bench/'s compile-time benchmark
-          libhalide14-0-dev)  # Halide 14: bench/'s peer only, never linked into dspc
+          libhalide14-0-dev   # Halide 14: bench/'s peer only, never linked into dspc
+          libclang-rt-19-dev) # libFuzzer and the sanitizer runtimes: tests/fuzz/ (test-fuzz)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -49,5 +51,17 @@ case "$mode" in
     cd "$build_dir"
     ctest --output-on-failure -j 2
     ;;
-  *) echo "usage: bash setup.sh [build|demo|session-demo|test]" >&2; exit 2 ;;
+  test-fuzz)
+    # The libFuzzer targets (tests/fuzz/): a clang-19 tree with ASan, UBSan and libFuzzer, then
+    # each target for DSPC_FUZZ_SECONDS (default 20), seeded from the tree and from $build_dir.
+    fuzz_dir=${DSPC_FUZZ_BUILD_DIR:-build-fuzz}
+    if [ ! -f "$fuzz_dir/build.ninja" ]; then
+      cmake -S . -B "$fuzz_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDSPC_FUZZ=ON \
+        -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19
+    fi
+    cmake --build "$fuzz_dir" -j 2 --target dspc_fuzzers
+    python3 tests/fuzz/run-fuzzers.py --fuzz-build "$fuzz_dir" --seed-build "$build_dir" \
+      --seconds "${DSPC_FUZZ_SECONDS:-20}" --max-seeds "${DSPC_FUZZ_MAX_SEEDS:-300}"
+    ;;
+  *) echo "usage: bash setup.sh [build|demo|session-demo|test|test-fuzz]" >&2; exit 2 ;;
 esac
