@@ -80,8 +80,9 @@ void format_dim(const Tensor& t, size_t dim, int64_t offset, size_t indent, std:
     return;
   }
   int64_t n = t.shape[dim];
-  int64_t stride = 1;
-  for (size_t d = dim + 1; d < t.shape.size(); ++d) stride *= t.shape[d];
+  // An empty tensor has no element to reach (its outer extents' product may overflow).
+  int64_t stride = t.num_elements() == 0 ? 0 : 1;
+  for (size_t d = dim + 1; d < t.shape.size() && stride; ++d) stride *= t.shape[d];
   bool inner = dim + 1 == t.shape.size();
   std::string sep =
       inner ? ", " : "," + std::string(t.shape.size() - dim - 1, '\n') + std::string(indent + dim + 1, ' ');
