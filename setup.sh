@@ -8,6 +8,7 @@
 #   bash setup.sh deb    ... and build the Debian package build/dspc_<version>_amd64.deb
 #   bash setup.sh test-sanitize  build into build-sanitize/ with ASan+UBSan (clang-19) and run
 #                        the tests labelled `sanitize` (unit, golden, bad input, host end-to-end)
+#   bash setup.sh test-fuzz  also build the libFuzzer targets (build-fuzz/) and run each briefly
 # Packages already installed are skipped; apt-get runs only when something is missing.
 set -euo pipefail
 # PREFIX is taken relative to where the command was typed, before the cd below.
@@ -26,7 +27,7 @@ packages=(ca-certificates g++ cmake ninja-build python3 git
           libbenchmark-dev    # Google Benchmark: bench/'s compile-time benchmark
           file dpkg-dev       # cpack -G DEB: finds the binaries and their library dependencies
           libhalide14-0-dev   # Halide 14: bench/'s peer only, never linked into dspc
-          libclang-rt-19-dev) # clang-19's sanitizer runtimes: test-sanitize
+          libclang-rt-19-dev) # libFuzzer and the sanitizer runtimes: test-sanitize, test-fuzz
 
 missing=()
 for p in "${packages[@]}"; do
@@ -84,5 +85,17 @@ case "$mode" in
     cd "$build_dir"
     ctest --output-on-failure -j 2 -L sanitize
     ;;
-  *) echo "usage: bash setup.sh [build|demo|session-demo|test|test-sanitize|install PREFIX|deb]" >&2; exit 2 ;;
+  test-fuzz)
+    # The libFuzzer targets (tests/fuzz/): a clang-19 tree with ASan, UBSan and libFuzzer, then
+    # each target for DSPC_FUZZ_SECONDS (default 20), seeded from the tree and from $build_dir.
+    fuzz_dir=${DSPC_FUZZ_BUILD_DIR:-build-fuzz}
+    if [ ! -f "$fuzz_dir/build.ninja" ]; then
+      cmake -S . -B "$fuzz_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDSPC_FUZZ=ON \
+        -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19
+    fi
+    cmake --build "$fuzz_dir" -j 2 --target dspc_fuzzers
+    python3 tests/fuzz/run-fuzzers.py --fuzz-build "$fuzz_dir" --seed-build "$build_dir" \
+      --seconds "${DSPC_FUZZ_SECONDS:-20}" --max-seeds "${DSPC_FUZZ_MAX_SEEDS:-300}"
+    ;;
+  *) echo "usage: bash setup.sh [build|demo|session-demo|test|test-sanitize|test-fuzz|install PREFIX|deb]" >&2; exit 2 ;;
 esac

@@ -327,6 +327,11 @@ uint64_t splitmix64(uint64_t& state) {
 }  // namespace
 
 int64_t Tensor::num_elements() const {
+  // An empty tensor first: a .npy file may pair a zero extent with extents whose product
+  // alone overflows (its data, 0 bytes, is what the file holds). Otherwise the product is
+  // at most the data's size.
+  for (int64_t e : shape)
+    if (e == 0) return 0;
   int64_t n = 1;
   for (int64_t e : shape) n *= e;
   return n;

@@ -80,8 +80,9 @@ void format_dim(const Tensor& t, size_t dim, int64_t offset, size_t indent, std:
     return;
   }
   int64_t n = t.shape[dim];
-  int64_t stride = 1;
-  for (size_t d = dim + 1; d < t.shape.size(); ++d) stride *= t.shape[d];
+  // An empty tensor has no element to reach (its outer extents' product may overflow).
+  int64_t stride = t.num_elements() == 0 ? 0 : 1;
+  for (size_t d = dim + 1; d < t.shape.size() && stride; ++d) stride *= t.shape[d];
   bool inner = dim + 1 == t.shape.size();
   std::string sep =
       inner ? ", " : "," + std::string(t.shape.size() - dim - 1, '\n') + std::string(indent + dim + 1, ' ');
@@ -101,13 +102,20 @@ void format_dim(const Tensor& t, size_t dim, int64_t offset, size_t indent, std:
 }  // namespace
 
 bool read_npy(const std::string& path, Tensor& out, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open the file";
+    return false;
+  }
+  return read_npy(in, out, error);
+}
+
+bool read_npy(std::istream& in, Tensor& out, std::string& error) {
   // Messages leave out the path: callers name the file (or the tensor) themselves.
   auto fail = [&](const std::string& msg) {
     error = msg;
     return false;
   };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail("cannot open the file");
   in.seekg(0, std::ios::end);
   std::streamoff file_size = in.tellg();
   in.seekg(0, std::ios::beg);

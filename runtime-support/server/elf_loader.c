@@ -8,8 +8,9 @@
  *    DT_HASH's nchain (lld writes .hash by default), else bounded by the string table.
  * 4. Apply every relocation: RELATIVE = base + addend; GLOB_DAT and JMP_SLOT = S + addend,
  *    S the module's definition or the export table's; anything else is refused by name.
- * 5. Protect each 64 KiB page as the segments in it ask (text read-execute, data read-write):
- *    a kernel that writes over its own code faults instead of running stale translations.
+ * 5. Protect each 64 KiB page as the segments in it ask (text read-execute, data read-write),
+ *    every page readable: a kernel that writes over its own code faults instead of running
+ *    stale translations.
  * 6. Find __dspc_funcs and __dspc_num_funcs among the defined dynamic symbols. */
 #include "elf_loader.h"
 
@@ -117,6 +118,7 @@ static int apply(const Ctx* c, const Rela* r, uint32_t count) {
   for (uint32_t i = 0; i < count; i++) {
     uint32_t type = r[i].info & 0xff, symi = r[i].info >> 8;
     if (r[i].offset > c->m->mapped - 4) return bad("relocation outside the image");
+    if (r[i].offset % 4) return bad("misaligned relocation");
     uint32_t* where = (uint32_t*)(c->m->base + r[i].offset);
     if (type == R_HEX_RELATIVE) {
       *where = (uint32_t)(uintptr_t)c->m->base + (uint32_t)r[i].addend;
@@ -153,9 +155,10 @@ static int apply(const Ctx* c, const Rela* r, uint32_t count) {
   return 0;
 }
 
-/* The table [addr, addr + bytes) of the image, or NULL. */
-static const void* in_image(const dspc_module_image* m, uint32_t addr, uint32_t bytes) {
-  if (addr > m->mapped || bytes > m->mapped - addr) return 0;
+/* The table [addr, addr + bytes) of the image, or NULL; also NULL when addr is not a multiple
+ * of align (Hexagon faults on a misaligned word access: a broken module must not crash us). */
+static const void* in_image(const dspc_module_image* m, uint32_t addr, uint32_t bytes, uint32_t align) {
+  if (addr > m->mapped || bytes > m->mapped - addr || addr % align) return 0;
   return m->base + addr;
 }
 
@@ -170,6 +173,7 @@ static int load(const uint8_t* file, uint64_t nbytes, dspc_module_image* m, Ctx*
   if (eh->phentsize != sizeof(Phdr) || eh->phnum == 0) return bad("no program headers");
   if (eh->phoff > nbytes || (uint64_t)eh->phnum * sizeof(Phdr) > nbytes - eh->phoff)
     return bad("program headers outside the file");
+  if (eh->phoff % 4) return bad("misaligned program headers");
   const Phdr* ph = (const Phdr*)(file + eh->phoff);
   uint64_t span = 0;
   const Phdr* dyn = 0;
@@ -191,8 +195,8 @@ static int load(const uint8_t* file, uint64_t nbytes, dspc_module_image* m, Ctx*
   for (uint32_t i = 0; i < eh->phnum; i++)
     if (ph[i].type == PT_LOAD) __builtin_memcpy(m->base + ph[i].vaddr, file + ph[i].offset, ph[i].filesz);
 
-  const Dyn* d = (const Dyn*)in_image(m, dyn->vaddr, dyn->memsz);
-  if (!d) return bad("PT_DYNAMIC outside the image");
+  const Dyn* d = (const Dyn*)in_image(m, dyn->vaddr, dyn->memsz, 4);
+  if (!d) return bad("PT_DYNAMIC outside the image or misaligned");
   uint32_t v[24] = {0};
   int seen[24] = {0};
   for (uint32_t i = 0; i < dyn->memsz / sizeof(Dyn) && d[i].tag != DT_NULL; i++) {
@@ -200,25 +204,28 @@ static int load(const uint8_t* file, uint64_t nbytes, dspc_module_image* m, Ctx*
   }
   if (!seen[DT_SYMTAB] || !seen[DT_STRTAB]) return bad("no dynamic symbol table");
   c->strsz = v[DT_STRSZ];
-  c->strs = (const char*)in_image(m, v[DT_STRTAB], c->strsz);
+  c->strs = (const char*)in_image(m, v[DT_STRTAB], c->strsz, 1);
   if (!c->strs) return bad("string table outside the image");
   if (seen[DT_HASH]) {
-    const uint32_t* h = (const uint32_t*)in_image(m, v[DT_HASH], 8);
-    if (!h) return bad("hash table outside the image");
+    const uint32_t* h = (const uint32_t*)in_image(m, v[DT_HASH], 8, 4);
+    if (!h) return bad("hash table outside the image or misaligned");
     c->num_syms = h[1];
   } else if (v[DT_STRTAB] > v[DT_SYMTAB]) {
     c->num_syms = (v[DT_STRTAB] - v[DT_SYMTAB]) / sizeof(Sym); /* lld puts .dynstr after .dynsym */
   }
-  c->syms = (const Sym*)in_image(m, v[DT_SYMTAB], c->num_syms * (uint32_t)sizeof(Sym));
-  if (!c->syms || c->num_syms > (1u << 20)) return bad("symbol table outside the image");
-  const Rela* rela = (const Rela*)in_image(m, v[DT_RELA], v[DT_RELASZ]);
-  const Rela* plt = (const Rela*)in_image(m, v[DT_JMPREL], v[DT_PLTRELSZ]);
-  if ((seen[DT_RELA] && !rela) || (seen[DT_JMPREL] && !plt)) return bad("relocations outside the image");
+  c->syms = (const Sym*)in_image(m, v[DT_SYMTAB], c->num_syms * (uint32_t)sizeof(Sym), 4);
+  if (!c->syms || c->num_syms > (1u << 20)) return bad("symbol table outside the image or misaligned");
+  const Rela* rela = (const Rela*)in_image(m, v[DT_RELA], v[DT_RELASZ], 4);
+  const Rela* plt = (const Rela*)in_image(m, v[DT_JMPREL], v[DT_PLTRELSZ], 4);
+  if ((seen[DT_RELA] && !rela) || (seen[DT_JMPREL] && !plt)) return bad("relocations outside the image or misaligned");
   if (seen[DT_RELA] && apply(c, rela, v[DT_RELASZ] / sizeof(Rela))) return -1;
   if (seen[DT_JMPREL] && apply(c, plt, v[DT_PLTRELSZ] / sizeof(Rela))) return -1;
 
   for (size_t page = 0; page < m->mapped; page += 0x10000) {
-    int prot = 0;
+    /* Every page stays readable: the loader and the server read the symbol and function
+     * tables wherever the module put them (a page no segment covers, or a segment without
+     * PF_R, would fault them). Write and execute follow the segments. */
+    int prot = SRV_PROT_READ;
     for (uint32_t i = 0; i < eh->phnum; i++)
       if (ph[i].type == PT_LOAD && ph[i].vaddr < page + 0x10000 && ph[i].vaddr + ph[i].memsz > page)
         prot |= (ph[i].flags & 4 ? SRV_PROT_READ : 0) | (ph[i].flags & 2 ? SRV_PROT_WRITE : 0) |
@@ -230,10 +237,11 @@ static int load(const uint8_t* file, uint64_t nbytes, dspc_module_image* m, Ctx*
   for (uint32_t i = 1; i < c->num_syms; i++) {
     const char* name = sym_name(c, &c->syms[i]);
     if (!name || c->syms[i].shndx == 0) continue;
-    if (dspc_str_eq(name, "__dspc_funcs")) m->funcs = (const dspc_func_desc*)in_image(m, c->syms[i].value, 1);
-    if (dspc_str_eq(name, "__dspc_num_funcs")) num = (const uint32_t*)in_image(m, c->syms[i].value, 4);
+    if (dspc_str_eq(name, "__dspc_funcs")) m->funcs = (const dspc_func_desc*)in_image(m, c->syms[i].value, 1, _Alignof(dspc_func_desc));
+    if (dspc_str_eq(name, "__dspc_num_funcs")) num = (const uint32_t*)in_image(m, c->syms[i].value, 4, 4);
   }
-  if (!m->funcs || !num) return error2("module has no __dspc_funcs / __dspc_num_funcs table", "");
+  if (!m->funcs || !num)
+    return error2("module has no __dspc_funcs / __dspc_num_funcs table (or it is misaligned)", "");
   m->num_funcs = *num;
   if (!dspc_image_contains(m, m->funcs, (size_t)m->num_funcs * sizeof(dspc_func_desc)))
     return bad("__dspc_funcs runs outside the image");

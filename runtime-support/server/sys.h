@@ -1,7 +1,12 @@
 /* The system calls the device server needs beyond platform.h: shared and executable mappings
- * and futexes. Hexagon only (the server runs under qemu-hexagon). */
+ * and futexes. The server runs under qemu-hexagon; a host build (the ELF loader and the request
+ * handling, for tests/fuzz/) gets libc's equivalents instead. */
 #ifndef DSPC_SERVER_SYS_H
 #define DSPC_SERVER_SYS_H
+
+#ifndef __hexagon__
+#include "sys_host.h"
+#else
 
 #include "syscall_hexagon.h"
 
@@ -44,5 +49,7 @@ static inline void srv_futex_wait(volatile uint32_t* word, uint32_t expected) {
 static inline void srv_futex_wake(volatile uint32_t* word) {
   syscall6(SRV_SYS_FUTEX, (long)word, SRV_FUTEX_WAKE, 0x7fffffff, 0, 0, 0);
 }
+
+#endif /* __hexagon__ */
 
 #endif
