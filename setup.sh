@@ -23,6 +23,7 @@ mode=${1:-build}
 build_dir=${DSPC_BUILD_DIR:-build}
 packages=(ca-certificates g++ cmake ninja-build python3 git
           clang-19 lld-19 llvm-19-dev liblld-19-dev
+          llvm-19-tools       # FileCheck, not and lit.py: the golden tests (llvm-19-dev pulls it in too)
           qemu-user nlohmann-json3-dev libgtest-dev
           libbenchmark-dev    # Google Benchmark: bench/'s compile-time benchmark
           file dpkg-dev       # cpack -G DEB: finds the binaries and their library dependencies

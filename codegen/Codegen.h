@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,15 @@ bool link_executable(const std::vector<std::string>& object_paths, const Target&
 // dynamic relocations are only RELATIVE, GLOB_DAT and JMP_SLOT.
 bool link_shared(const std::string& object_path, const Target& target, const std::string& runtime_dir,
                  const std::string& out_path, Diagnostics& diag);
+
+// The code in an object file (--emit=json): the bytes of its executable sections, and the size
+// of each defined function symbol (ELF st_size). Returns false with `error` if `object` is not
+// an object file LLVM reads.
+struct ObjectCodeSize {
+  int64_t text_bytes = 0;
+  std::map<std::string, int64_t> functions;
+};
+bool object_code_size(const std::string& object, ObjectCodeSize& out, std::string& error);
 
 // C prototypes of every function, for --emit=header.
 std::string emit_c_header(const Module& m);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -41,10 +42,12 @@ Input is a .dsp file, or TIR as printed by --emit=tir. FILE '-' reads standard i
 
 Compile options:
 )";
-const char* kUsageTail = R"(  --emit=KIND            tir, llvm, asm, obj, exe, so or header (default obj)
+const char* kUsageTail = R"(  --emit=KIND            tir, llvm, asm, obj, exe, so, header or json (default obj). json
+                         describes the module: functions, parameters, results, VTCM bytes,
+                         the passes in order, code size (see the README)
   -o FILE                output file ('-' for standard output). Default: standard output for
-                         tir/llvm/asm/header, FILE's stem + .o for obj, + .elf for exe, + .so
-                         for so (a shared module with checked entries)
+                         tir/llvm/asm/header/json, FILE's stem + .o for obj, + .elf for exe,
+                         + .so for so (a shared module with checked entries)
   -O0 -O1 -O2 -O3        LLVM optimisation level (default -O2)
   --no-auto-schedule     leave stages without a schedule as serial loop nests (no automatic
                          vectorization, partitioning or inlining)
@@ -85,6 +88,11 @@ Run options (dspc run):
                          shared module (--emit=so), open a session (qemu-hexagon + the device
                          server, or in-process for host), copy inputs in, call, copy outputs
                          out; --timeout is the session's deadline, --sim-vtcm-capacity its VTCM
+  --json                 print one JSON object on standard output instead of the outputs:
+                         each output's name, dtype, shape (and values if small), whether
+                         --check passed, and the compile, codegen, link and run wall times
+  --json-max-values=N    with --json, include an output's values when it has at most N
+                         elements (default 64; 0: never)
 )";
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
@@ -235,6 +243,7 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     if (a == "--check") { o.check = true; run_only.push_back(a); continue; }
     if (a == "--keep-temps") { o.keep_temps = true; run_only.push_back(a); continue; }
     if (a == "--session") { o.session = true; run_only.push_back(a); continue; }
+    if (a == "--json") { o.json = true; run_only.push_back(a); continue; }
     if (a == "-MD") { o.depfile = true; continue; }
     if (starts_with(a, "-MF")) {  // -MF FILE or -MFFILE, as clang and gcc take it
       if (a.size() > 3) {
@@ -256,8 +265,9 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     if ((r = value(a, "--emit", v))) {
       if (r < 0 || v.empty()) return missing("--emit");
       compile_only.push_back("--emit");
-      if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "so" && v != "header")
-        return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header)");
+      if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "so" && v != "header" &&
+          v != "json")
+        return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header, json)");
       o.emit = v;
       continue;
     }
@@ -324,6 +334,16 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
       o.seed = static_cast<uint64_t>(n);
       continue;
     }
+    if ((r = value(a, "--json-max-values", v))) {
+      if (r < 0) return missing("--json-max-values");
+      run_only.push_back("--json-max-values");
+      int64_t n = 0;
+      if (!parse_int(v, n) || n > 1000000000)
+        return usage_error("--json-max-values needs a whole number from 0 to 1000000000, got '" + v + "'");
+      o.json_max_values = n;
+      o.json_max_values_given = true;
+      continue;
+    }
     if ((r = value(a, "--timeout", v))) {
       if (r < 0) return missing("--timeout");
       run_only.push_back("--timeout");
@@ -358,6 +378,7 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
   if (!o.run && !run_only.empty()) return usage_error(run_only[0] + " goes with 'dspc run'");
   if (o.run && !compile_only.empty())
     return usage_error(compile_only[0] + " does not go with 'dspc run' (save results with --output NAME=FILE.npy)");
+  if (o.json_max_values_given && !o.json) return usage_error("--json-max-values needs --json");
   return -1;
 }
 
@@ -459,31 +480,77 @@ std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& sou
   return compile_source(source, lo, diag);
 }
 
-bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag) {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag,
+                     EmitTimings* timings) {
+  EmitTimings local;
+  EmitTimings& t = timings ? *timings : local;
   CodegenOptions co = codegen_options(o);
   auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
   std::string obj;
-  if (!emit_module(c.module, entries, EmitKind::Obj, co, obj, diag)) return false;
+  auto t0 = std::chrono::steady_clock::now();
+  bool emitted = emit_module(c.module, entries, EmitKind::Obj, co, obj, diag);
+  t.codegen_ms = ms_since(t0);
+  if (!emitted) return false;
   std::string obj_path = out_path + ".o";
   if (!write_output(obj_path, obj)) return false;
+  t0 = std::chrono::steady_clock::now();
   bool ok = link_executable({obj_path}, o.lower.target, o.runtime_dir, out_path, diag);
+  t.link_ms = ms_since(t0);
   std::remove(obj_path.c_str());
   return ok;
 }
 
-bool emit_shared(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag) {
+bool emit_shared(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag,
+                 EmitTimings* timings) {
+  EmitTimings local;
+  EmitTimings& t = timings ? *timings : local;
   CodegenOptions co = codegen_options(o);
   co.pic = true;
   auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
   std::string obj;
-  if (!emit_module(c.module, entries, EmitKind::Obj, co, obj, diag)) return false;
+  auto t0 = std::chrono::steady_clock::now();
+  bool emitted = emit_module(c.module, entries, EmitKind::Obj, co, obj, diag);
+  t.codegen_ms = ms_since(t0);
+  if (!emitted) return false;
   std::string obj_path = out_path + ".o";
   if (!write_output(obj_path, obj)) return false;
+  t0 = std::chrono::steady_clock::now();
   bool ok = link_shared(obj_path, o.lower.target, o.runtime_dir, out_path, diag);
+  t.link_ms = ms_since(t0);
   std::remove(obj_path.c_str());
   if (!ok) return false;
   std::string name = out_path.substr(out_path.find_last_of('/') + 1);
   return write_output(out_path + ".json", module_json(c.module, entries, o.lower.target, name));
+}
+
+bool describe_module(const DriverOptions& o, const Compilation& c, std::string& out, Diagnostics& diag) {
+  // The code size is that of the object --emit=obj writes with the same options.
+  std::string obj;
+  if (!emit_module(c.module, {}, EmitKind::Obj, codegen_options(o), obj, diag)) return false;
+  ObjectCodeSize size;
+  std::string error;
+  if (!object_code_size(obj, size, error)) {
+    diag.internal_error("codegen", "cannot read the object back: " + error);
+    return false;
+  }
+  ModuleJsonExtras extras;
+  extras.source = o.input;
+  extras.opt_level = o.opt_level;
+  for (const std::string& p : pass_names())
+    if (c.program || p != "schedule-ops") extras.passes.push_back(p);  // TIR input starts after it
+  extras.text_bytes = size.text_bytes;
+  extras.function_bytes = size.functions;
+  auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
+  out = module_json(c.module, entries, o.lower.target, "", &extras);
+  return true;
 }
 
 int failure_status(const Diagnostics& diag) { return diag.has_internal_errors() ? 2 : 1; }
@@ -528,6 +595,11 @@ int compile_outputs(const DriverOptions& o, const std::string& out) {
 
   if (o.emit == "tir") return write_output(out, print_module(c->module)) ? 0 : 1;
   if (o.emit == "header") return write_output(out, emit_c_header(c->module)) ? 0 : 1;
+  if (o.emit == "json") {
+    std::string json;
+    if (!describe_module(o, *c, json, diag)) return failure_status(diag);
+    return write_output(out, json) ? 0 : 1;
+  }
   if (o.emit == "exe") {
     if (out == "-") return usage_error("--emit=exe needs an output file");
     return emit_executable(o, *c, out, diag) ? 0 : failure_status(diag);
@@ -544,7 +616,7 @@ int compile_outputs(const DriverOptions& o, const std::string& out) {
 }
 
 int compile_command(const DriverOptions& o) {
-  bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header";
+  bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header" || o.emit == "json";
   std::string out = o.output;
   if (out.empty()) out = text ? "-" : stem_of(o.input) + (o.emit == "exe" ? ".elf" : o.emit == "so" ? ".so" : ".o");
   if (o.depfile && out == "-") return usage_error("-MD needs an output file (-o FILE): a depfile names it");

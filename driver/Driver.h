@@ -36,6 +36,9 @@ struct DriverOptions {
   int timeout_seconds = 600;
   bool keep_temps = false;
   bool session = false;  // run through dspc::Session (a shared module) instead of a linked runner
+  bool json = false;     // --json: one JSON report on stdout instead of the printed outputs
+  int64_t json_max_values = 64;  // --json includes the values of outputs at most this large
+  bool json_max_values_given = false;
 };
 
 // Exit codes: 0 success, 1 a user error (bad input, options or data), 2 an internal error (a
@@ -60,9 +63,18 @@ inline constexpr size_t kMaxSourceBytes = size_t(64) << 20;
 bool read_source(const std::string& path, SourceFile& out);
 // Reads and lowers o.input, printing traced TIR to stdout.
 std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag);
+// Wall times of emit_executable and emit_shared, for `dspc run --json`.
+struct EmitTimings {
+  double codegen_ms = 0;  // LLVM: IR, optimisation, object
+  double link_ms = 0;     // lld
+};
 // Emits an object with the runner's entry table and links it with runtime-support into out_path.
-bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag);
+bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag,
+                     EmitTimings* timings = nullptr);
 // Compiles position-independent code and links a shared module (--emit=so).
-bool emit_shared(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag);
+bool emit_shared(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag,
+                 EmitTimings* timings = nullptr);
+// --emit=json: the module description with the passes and the code size.
+bool describe_module(const DriverOptions& o, const Compilation& c, std::string& out, Diagnostics& diag);
 
 }  // namespace dspc

@@ -11,7 +11,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <cmath>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "codegen/Codegen.h"
 #include "driver/Compile.h"
@@ -89,6 +92,49 @@ int64_t compare(const std::string& name, const Tensor& got, const Tensor& want, 
   }
   return bad;
 }
+
+using Json = nlohmann::ordered_json;
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One element as a JSON value: integers exactly, finite floats as numbers, NaN and infinities
+// as the strings "nan", "inf" and "-inf" (JSON has no such numbers).
+Json element_json(const Tensor& t, int64_t i) {
+  const uint8_t* p = t.data.data() + i * t.dtype.bytes();
+  auto load = [&](auto v) {
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  DataType d = t.dtype;
+  if (d.is_bool()) return p[0] != 0;
+  if (d.is_float()) {
+    double v = d.bits == 32 ? static_cast<double>(load(float{})) : d.bits == 64 ? load(double{}) : NAN;
+    if (d.bits != 32 && d.bits != 64) return element_str(t, i);
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    return v;
+  }
+  switch (d.bits) {
+    case 8: return d.is_int() ? Json(load(int8_t{})) : Json(load(uint8_t{}));
+    case 16: return d.is_int() ? Json(load(int16_t{})) : Json(load(uint16_t{}));
+    case 32: return d.is_int() ? Json(load(int32_t{})) : Json(load(uint32_t{}));
+    default: return d.is_int() ? Json(load(int64_t{})) : Json(load(uint64_t{}));
+  }
+}
+
+// The `dspc run --json` report (README, "dspc run --json"), filled in as the run goes.
+struct RunReport {
+  bool enabled = false;
+  Json j;
+  void finish(const std::string& status, const std::string& error = "") {
+    if (!enabled) return;
+    j["status"] = status;
+    j["error"] = error.empty() ? Json(nullptr) : Json(error);
+    std::cout << j.dump(2) << "\n" << std::flush;
+  }
+};
 
 struct TempDir {
   std::string path;
@@ -220,10 +266,35 @@ int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::
 }
 
 int run_command(const DriverOptions& o) {
+  RunReport report;
+  report.enabled = o.json;
+  Json& j = report.j;
+  j["format"] = "dspc-run";
+  j["version"] = 1;
+  j["source"] = o.input;
+  j["function"] = nullptr;
+  j["target"] = o.lower.target.name;
+  j["mode"] = o.session ? "session" : "runner";
+  j["status"] = nullptr;  // set by finish(): "ok", "mismatch" (--check found differences) or "error"
+  j["error"] = nullptr;
+  j["outputs"] = Json::array();
+  j["check"] = nullptr;
+  Json& times = j["timings_ms"] = Json::object();
+  auto error_exit = [&](const std::string& msg) {
+    fail(msg);
+    report.finish("error", msg);
+    return 1;
+  };
+
   SourceFile source;
   Diagnostics diag(std::cerr);
+  auto t0 = std::chrono::steady_clock::now();
   auto c = compile_input(o, source, diag);
-  if (!c) return failure_status(diag);
+  times["compile"] = ms_since(t0);
+  if (!c) {
+    report.finish("error", "compilation failed (diagnostics on standard error)");
+    return failure_status(diag);
+  }
 
   // Pick the function and its signature.
   auto entries = c->program ? entries_of(*c->program) : entries_of(c->module);
@@ -234,11 +305,14 @@ int run_command(const DriverOptions& o) {
     if (e.name == o.func) entry = &e;
   }
   if (o.func.empty()) {
-    if (entries.size() != 1) return fail(source.path + " has several functions (" + names + "): choose one with --func");
+    if (entries.size() != 1)
+      return error_exit(source.path + " has several functions (" + names + "): choose one with --func");
     entry = &entries[0];
   }
-  if (!entry) return fail("no function '" + o.func + "' in " + source.path + " (functions: " + names + ")");
-  if (o.check && !c->program) return fail("--check needs .dsp input (the reference interpreter reads tensor programs)");
+  if (!entry) return error_exit("no function '" + o.func + "' in " + source.path + " (functions: " + names + ")");
+  j["function"] = entry->name;
+  if (o.check && !c->program)
+    return error_exit("--check needs .dsp input (the reference interpreter reads tensor programs)");
 
   // --input names an input, --output a result, each at most once.
   std::set<std::string> ins, outs;
@@ -249,30 +323,37 @@ int run_command(const DriverOptions& o) {
     for (const auto& b : in ? o.inputs : o.outputs) {
       if (!(in ? ins : outs).count(b.first)) {
         if ((in ? outs : ins).count(b.first))
-          return fail(std::string(opt) + " " + b.first + "=" + b.second + ": " + b.first + " is " +
+          return error_exit(std::string(opt) + " " + b.first + "=" + b.second + ": " + b.first + " is " +
                       (in ? "a result" : "an input") + " of " + entry->name + ", not " + (in ? "an input" : "a result"));
-        return fail(std::string(opt) + " " + b.first + "=" + b.second + ": function " + entry->name +
+        return error_exit(std::string(opt) + " " + b.first + "=" + b.second + ": function " + entry->name +
                     " has no parameter '" + b.first + "'");
       }
-      if (!seen.insert(b.first).second) return fail(std::string(opt) + " " + b.first + " is given more than once");
+      if (!seen.insert(b.first).second) return error_exit(std::string(opt) + " " + b.first + " is given more than once");
     }
   }
   if (o.lower.target.is_hexagon) {
     std::string error;
-    if (!check_executable(o.qemu, error)) return fail("cannot run the simulator (--qemu): " + error);
+    if (!check_executable(o.qemu, error)) return error_exit("cannot run the simulator (--qemu): " + error);
   }
 
   TempDir tmp;
   tmp.keep = o.keep_temps;
   char templ[] = "/tmp/dspc-run-XXXXXX";
-  if (!mkdtemp(templ)) return fail(std::string("cannot create a temporary directory: ") + std::strerror(errno));
+  if (!mkdtemp(templ)) return error_exit(std::string("cannot create a temporary directory: ") + std::strerror(errno));
   tmp.path = templ;
   if (o.keep_temps) std::cerr << "dspc: keeping temporary files in " << tmp.path << "\n";
 
   // Without --session: an executable with the runner, reading and writing .npy files. With it: a
   // shared module the host runtime loads into a session.
   std::string exe = tmp.path + "/" + entry->name + (o.session ? ".so" : ".elf");
-  if (o.session ? !emit_shared(o, *c, exe, diag) : !emit_executable(o, *c, exe, diag)) return failure_status(diag);
+  EmitTimings emit_times;
+  bool built = o.session ? emit_shared(o, *c, exe, diag, &emit_times) : emit_executable(o, *c, exe, diag, &emit_times);
+  times["codegen"] = emit_times.codegen_ms;
+  times["link"] = emit_times.link_ms;
+  if (!built) {
+    report.finish("error", "code generation or linking failed (diagnostics on standard error)");
+    return failure_status(diag);
+  }
 
   // Inputs: given files or random tensors, written where the runner reads them.
   std::vector<Tensor> inputs;
@@ -292,35 +373,39 @@ int run_command(const DriverOptions& o) {
     for (const auto& b : o.inputs)
       if (b.first == p.name) given = &b.second;
     if (given) {
-      if (!read_npy(*given, t, error)) return fail(*given + ": " + error);
+      if (!read_npy(*given, t, error)) return error_exit(*given + ": " + error);
       if (t.dtype != p.dtype || t.shape != p.shape)
-        return fail(*given + " holds " + t.dtype.str() + shape_str(t.shape) + " but " + p.name + " is " +
-                    p.dtype.str() + shape_str(p.shape));
+        return error_exit(*given + " holds " + t.dtype.str() + shape_str(t.shape) + " but " + p.name + " is " +
+                          p.dtype.str() + shape_str(p.shape));
     } else if (o.random_inputs) {
       t = random_tensor(p.dtype, p.shape, o.seed * 1000003 + index);
     } else {
-      return fail("no value for input " + p.name + ": give --input " + p.name + "=FILE.npy or --random-inputs");
+      return error_exit("no value for input " + p.name + ": give --input " + p.name + "=FILE.npy or --random-inputs");
     }
     ++index;
-    if (!o.session && !write_npy(path, t, error)) return fail(error);
+    if (!o.session && !write_npy(path, t, error)) return error_exit(error);
     inputs.push_back(std::move(t));
   }
 
   std::string error;
   std::vector<Tensor> outputs;
+  t0 = std::chrono::steady_clock::now();
   if (o.session) {
-    if (!run_session(o, *entry, exe, inputs, outputs, error))
-      return fail(error.rfind(entry->name + ": ", 0) == 0 ? error : entry->name + ": " + error);
+    bool ran = run_session(o, *entry, exe, inputs, outputs, error);
+    times["run"] = ms_since(t0);
+    if (!ran) return error_exit(error.rfind(entry->name + ": ", 0) == 0 ? error : entry->name + ": " + error);
   } else {
     std::string err_text;
     int status = run_process(cmd, o.timeout_seconds, err_text, error);
+    times["run"] = ms_since(t0);
     std::cerr << err_text;
-    if (status < 0) return fail(entry->name + ": " + error);
-    if (status != 0) return fail(entry->name + " failed on " + o.lower.target.name + " (exit code " + std::to_string(status) + ")");
+    if (status < 0) return error_exit(entry->name + ": " + error);
+    if (status != 0)
+      return error_exit(entry->name + " failed on " + o.lower.target.name + " (exit code " + std::to_string(status) + ")");
     for (const auto& p : entry->params) {
       if (!p.is_output) continue;
       Tensor t;
-      if (!read_npy(tmp.path + "/" + p.name + ".npy", t, error)) return fail("reading output " + p.name + ": " + error);
+      if (!read_npy(tmp.path + "/" + p.name + ".npy", t, error)) return error_exit("reading output " + p.name + ": " + error);
       outputs.push_back(std::move(t));
     }
   }
@@ -333,28 +418,55 @@ int run_command(const DriverOptions& o) {
     for (const auto& b : o.outputs)
       if (b.first == p.name) dest = &b.second;
     if (dest) {
-      if (!write_npy(*dest, t, error)) return fail(error);
-    } else {
+      if (!write_npy(*dest, t, error)) return error_exit(error);
+    } else if (!o.json) {
       std::cout << format_tensor(p.name, t) << "\n";
+    }
+    if (o.json) {
+      Json out;
+      out["name"] = p.name;
+      out["dtype"] = t.dtype.str();
+      out["shape"] = t.shape;
+      out["elements"] = t.num_elements();
+      out["file"] = dest ? Json(*dest) : Json(nullptr);
+      if (t.num_elements() <= o.json_max_values) {
+        Json values = Json::array();
+        for (int64_t i = 0; i < t.num_elements(); ++i) values.push_back(element_json(t, i));
+        out["values"] = values;
+      }
+      j["outputs"].push_back(out);
     }
   }
 
-  if (!o.check) return 0;
+  if (!o.check) {
+    report.finish("ok");
+    return 0;
+  }
   const TensorFunc* f = nullptr;
   for (const auto& tf : c->program->funcs)
     if (tf.name == entry->name) f = &tf;
   std::vector<Tensor> want;
-  if (!interpret(*f, inputs, want, error)) return fail("reference interpreter: " + error);
+  t0 = std::chrono::steady_clock::now();
+  bool interpreted = interpret(*f, inputs, want, error);
+  times["check"] = ms_since(t0);
+  if (!interpreted) return error_exit("reference interpreter: " + error);
   int64_t bad = 0;
+  Json check;
+  check["passed"] = false;
+  check["outputs"] = Json::array();
   k = 0;
   for (const auto& p : entry->params) {
     if (!p.is_output) continue;
     int64_t b = compare(p.name, outputs[k], want[k], std::cerr);
     if (b) std::cerr << "check: " << p.name << ": " << b << " of " << want[k].num_elements() << " elements differ\n";
     else std::cerr << "check: " << p.name << " matches the reference interpreter (" << want[k].num_elements() << " elements)\n";
+    check["outputs"].push_back(Json{{"name", p.name}, {"mismatches", b}, {"elements", want[k].num_elements()}});
     bad += b;
     ++k;
   }
+  check["passed"] = bad == 0;
+  j["check"] = check;
+  report.finish(bad ? "mismatch" : "ok");
   return bad ? 1 : 0;
 }
 

@@ -33,12 +33,18 @@ int64_t vtcm_bytes(const PrimFunc& f) {
 }
 
 std::string module_json(const Module& m, const std::vector<EntryInfo>& entries, const Target& target,
-                        const std::string& module_file) {
+                        const std::string& module_file, const ModuleJsonExtras* extras) {
   nlohmann::ordered_json j;
   j["format"] = "dspc-module";
   j["version"] = 1;
-  j["module"] = module_file;
+  j["module"] = module_file.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(module_file);
+  if (extras) j["source"] = extras->source;
   j["target"] = target.name;
+  if (extras) {
+    j["opt_level"] = extras->opt_level;
+    j["passes"] = extras->passes;
+    j["text_bytes"] = extras->text_bytes;
+  }
   j["functions"] = nlohmann::ordered_json::array();
   for (const EntryInfo& e : entries) {
     nlohmann::ordered_json f;
@@ -60,6 +66,11 @@ std::string module_json(const Module& m, const std::vector<EntryInfo>& entries, 
     for (const PrimFunc& k : m.funcs)
       if (k.name == e.name) vtcm = vtcm_bytes(k);
     f["vtcm_bytes"] = vtcm;
+    if (extras) {
+      auto size = extras->function_bytes.find(e.name);
+      f["code_bytes"] = size == extras->function_bytes.end() ? nlohmann::ordered_json(nullptr)
+                                                            : nlohmann::ordered_json(size->second);
+    }
     j["functions"].push_back(f);
   }
   return j.dump(2) + "\n";

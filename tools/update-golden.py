@@ -11,13 +11,15 @@ block of check lines it owns:
   // CHECK-NEXT: ...            <- replaced
 
 The marker names what to run:
-  - a number N: the N-th RUN line of the file (counted as tests/golden/run_golden.py does,
-    continuation lines joined). Its command is the part before the last `| FileCheck ...`,
+  - a number N: the N-th RUN line of the file (counted as lit counts them, continuation
+    lines joined). Its command is the part before the last `| FileCheck ...`,
     and the check prefix comes from that FileCheck's --check-prefix (default CHECK);
   - anything else: a shell command, e.g. `// AUTOGEN-CHECKS: %dspc %s --emit=header`,
     optionally starting with `prefix=NAME` to write NAME: lines instead of CHECK: lines.
-Substitutions are those of run_golden.py: %dspc, %s, %S, %t, %qemu, and LLVM's `not`,
-FileCheck, llvm-nm, llvm-objdump, clang. stderr is not captured unless the command says `2>&1`.
+Substitutions are those of tests/golden/lit.cfg.py: %dspc, %s, %S, %t, %qemu, python3, and
+LLVM's `not`, `count`, FileCheck, llvm-nm, llvm-objdump, clang (the tool list is shared, in
+tests/golden/golden_tools.py). %t is a scratch path of this script's own (--work-dir), not
+lit's. stderr is not captured unless the command says `2>&1`.
 
 The block after the marker (consecutive `// PREFIX:`, `// PREFIX-NEXT:`, -SAME, -EMPTY,
 -NOT, -DAG, -LABEL, -COUNT-n lines) is replaced by the output: the first non-empty line as
@@ -41,7 +43,27 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "golden"))
-import run_golden  # noqa: E402  (the RUN-line grammar and substitutions are run_golden's)
+import golden_tools  # noqa: E402  (the tools RUN lines name bare, as lit.cfg.py substitutes them)
+
+RUN = re.compile(r"\s*(?://|#)\s*RUN:\s?(.*)$")
+
+
+def parse_run_lines(lines):
+    """The commands of the RUN lines among `lines`, continuation lines (ending in '\\') joined."""
+    out, pending = [], ""
+    for raw in lines:
+        m = RUN.match(raw.rstrip("\n"))
+        if not m:
+            continue
+        text = m.group(1).rstrip()
+        if text.endswith("\\"):
+            pending += text[:-1] + " "
+            continue
+        out.append(pending + text)
+        pending = ""
+    if pending:
+        out.append(pending)
+    return out
 
 MARKER = re.compile(r"^(\s*(?://|#)\s*)AUTOGEN-CHECKS:\s*(.*?)\s*$")
 def split_filecheck(run_line):
@@ -55,7 +77,13 @@ def split_filecheck(run_line):
 
 
 def substitute(cmd, a, test, scratch):
-    return run_golden.substitute(cmd, a.dspc, a.llvm_bin, a.qemu, test, scratch)
+    """Expands %dspc, %qemu, %s, %S, %t and the bare tools in one RUN command, as lit does."""
+    for key, val in [("%dspc", a.dspc), ("%qemu", a.qemu), ("%s", test), ("%S", os.path.dirname(test)),
+                     ("%t", scratch)]:
+        cmd = cmd.replace(key, shlex.quote(val))
+    for name, path in golden_tools.tool_paths(a.llvm_bin, sys.executable):
+        cmd = re.sub(golden_tools.tool_regex(name), lambda _m, p=path: shlex.quote(p), cmd)
+    return cmd
 
 
 def escape(line, test, scratch):
@@ -97,7 +125,7 @@ def update_file(path, a):
     test = os.path.abspath(path)
     with open(test, encoding="utf-8") as f:
         original = f.read().split("\n")
-    runs = run_golden.parse_run_lines(original)
+    runs = parse_run_lines(original)
     scratch = os.path.join(a.work_dir, re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.relpath(test, "/")))
     os.makedirs(a.work_dir, exist_ok=True)
     lines, k, found = [], 0, False

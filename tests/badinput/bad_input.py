@@ -146,6 +146,9 @@ def cases(f):
             extra=[("zero", "0"), ("over-a-day", "86401")])
     numeric("--sim-vtcm-capacity", RI, r"invalid byte count '.*' for --sim-vtcm-capacity|empty value for --sim-vtcm-capacity",
             extra=[("over-u32", "4294967296")])
+    numeric("--json-max-values", RI + ["--json"], r"--json-max-values needs a whole number from 0 to 1000000000, got '.*'",
+            extra=[("over-a-billion", "1000000001")])
+    add("--json-max-values/without-json", RI + ["--json-max-values=3"], r"--json-max-values needs --json")
     string("--func", RI, "nosuch", r"no function 'nosuch' in .*f\.dsp \(functions: f\)")
     string("--qemu", ["run", P, "--random-inputs"], None, None)
     add("--qemu/missing-file", ["run", P, "--random-inputs", "--qemu=" + f["missing"]],
