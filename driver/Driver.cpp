@@ -488,12 +488,17 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag,
-                     EmitTimings* timings) {
+namespace {
+
+// Compiles the module to an object next to `out_path` (position-independent when `pic`), links
+// it with `link` into `out_path`, and removes the object; times both steps into `timings`.
+template <class Link>
+bool compile_and_link(const DriverOptions& o, const Compilation& c, const std::string& out_path, bool pic,
+                      const std::vector<EntryInfo>& entries, Diagnostics& diag, EmitTimings* timings, Link link) {
   EmitTimings local;
   EmitTimings& t = timings ? *timings : local;
   CodegenOptions co = codegen_options(o);
-  auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
+  co.pic = pic;
   std::string obj;
   auto t0 = std::chrono::steady_clock::now();
   bool emitted = emit_module(c.module, entries, EmitKind::Obj, co, obj, diag);
@@ -502,30 +507,28 @@ bool emit_executable(const DriverOptions& o, const Compilation& c, const std::st
   std::string obj_path = out_path + ".o";
   if (!write_output(obj_path, obj)) return false;
   t0 = std::chrono::steady_clock::now();
-  bool ok = link_executable({obj_path}, o.lower.target, o.runtime_dir, out_path, diag);
+  bool ok = link(obj_path);
   t.link_ms = ms_since(t0);
   std::remove(obj_path.c_str());
   return ok;
 }
 
+}  // namespace
+
+bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag,
+                     EmitTimings* timings) {
+  auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
+  return compile_and_link(o, c, out_path, false, entries, diag, timings, [&](const std::string& obj_path) {
+    return link_executable({obj_path}, o.lower.target, o.runtime_dir, out_path, diag);
+  });
+}
+
 bool emit_shared(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag,
                  EmitTimings* timings) {
-  EmitTimings local;
-  EmitTimings& t = timings ? *timings : local;
-  CodegenOptions co = codegen_options(o);
-  co.pic = true;
   auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
-  std::string obj;
-  auto t0 = std::chrono::steady_clock::now();
-  bool emitted = emit_module(c.module, entries, EmitKind::Obj, co, obj, diag);
-  t.codegen_ms = ms_since(t0);
-  if (!emitted) return false;
-  std::string obj_path = out_path + ".o";
-  if (!write_output(obj_path, obj)) return false;
-  t0 = std::chrono::steady_clock::now();
-  bool ok = link_shared(obj_path, o.lower.target, o.runtime_dir, out_path, diag);
-  t.link_ms = ms_since(t0);
-  std::remove(obj_path.c_str());
+  bool ok = compile_and_link(o, c, out_path, true, entries, diag, timings, [&](const std::string& obj_path) {
+    return link_shared(obj_path, o.lower.target, o.runtime_dir, out_path, diag);
+  });
   if (!ok) return false;
   std::string name = out_path.substr(out_path.find_last_of('/') + 1);
   return write_output(out_path + ".json", module_json(c.module, entries, o.lower.target, name));
