@@ -161,7 +161,15 @@ class HexagonHooks : public TargetHooks {
     auto* halves = llvm::FixedVectorType::get(b.getInt16Ty(), n);
     llvm::Value* bytes = interleave(b, b.CreateBitCast(interleave(b, v[0], v[1]), halves),
                                     b.CreateBitCast(interleave(b, v[2], v[3]), halves));
-    bytes = b.CreateBitCast(bytes, llvm::FixedVectorType::get(b.getInt8Ty(), 4 * n));
+    return dot4_add_packed(b, acc, b.CreateBitCast(bytes, llvm::FixedVectorType::get(b.getInt8Ty(), 4 * n)), s,
+                           s_signed);
+  }
+
+  // One vrmpy per 32 lanes: each lane's four bytes times the four scalar bytes, added to it.
+  llvm::Value* dot4_add_packed(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* bytes,
+                               const std::vector<llvm::Value*>& s, bool s_signed) override {
+    unsigned n = llvm::cast<llvm::FixedVectorType>(bytes->getType())->getNumElements() / 4;
+    if (target_.vector_bytes != 128 || n % 32 != 0) return nullptr;
     llvm::Type* i32 = b.getInt32Ty();
     llvm::Value* rt = nullptr;
     for (unsigned j = 0; j < 4; ++j) {
