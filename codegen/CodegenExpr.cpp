@@ -431,6 +431,8 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
     if (op->name == kIsNullptr)
       return b_.CreateICmpEQ(eval(op->args[0]),
                              llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx_, 0)));
+    if (op->name == kHandleAdd)
+      return b_.CreateInBoundsGEP(b_.getInt8Ty(), eval(op->args[0]), b_.CreateSExt(eval(op->args[1]), index_type_));
     if (op->name == kThrowLastError) {
       // The message is already recorded by the runtime; the caller reads it after we fail.
       b_.CreateRet(b_.getInt32(-1));

@@ -11,6 +11,7 @@
 #include "passes/LowerVtcmAlloc.h"
 #include "passes/LowerWorkspaceAlloc.h"
 #include "passes/MakePackedApi.h"
+#include "passes/PlanVtcm.h"
 #include "passes/ScheduleOps.h"
 #include "passes/Simplify.h"
 #include "passes/Vectorize.h"
@@ -99,7 +100,7 @@ class Pipeline {
 
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {"schedule-ops", "verify-vtcm-limit", "flatten-buffers", "vectorize",
-                                                 "lower-vtcm-alloc", "lower-workspace-alloc", "simplify",
+                                                 "plan-vtcm", "lower-vtcm-alloc", "lower-workspace-alloc", "simplify",
                                                  "make-packed-api"};
   return names;
 }
@@ -109,6 +110,7 @@ std::optional<Module> lower_tir(const Module& input, const LowerOptions& o, Diag
   p.run("verify-vtcm-limit", [&] { return verify_vtcm_limit(input, o, diag); });
   p.run("flatten-buffers", flatten_buffers);
   p.run("vectorize", vectorize);
+  p.run("plan-vtcm", [&] { return plan_vtcm(p.module(), o, diag); });
   p.run("lower-vtcm-alloc", lower_vtcm_alloc);
   p.run("lower-workspace-alloc", lower_workspace_alloc);
   p.run("simplify", simplify);

@@ -32,6 +32,8 @@ const std::vector<IntrinsicFunction>& intrinsic_functions() {
       {kIsNullptr, {DataType::boolean(), {kHandle}}, false},
       // Returns from the generated function with the runtime's recorded error.
       {kThrowLastError, {kI32, {}}, true},
+      // A handle plus a byte offset: plan-vtcm's buffers inside the function's VTCM arena.
+      {kHandleAdd, {kHandle, {kHandle, kI32}}, false},
       // The checked packed entry's vocabulary (make-packed-api; only inside a packed_func).
       {kArgData, {kHandle, {kHandle, kI32}}, false},
       {kArgShape, {kHandle, {kHandle, kI32}}, false},

@@ -21,6 +21,9 @@ struct LowerOptions {
   // Stages without a schedule get the automatic one (vectorized innermost dimension,
   // partitioned boundaries); false leaves them as plain serial loop nests.
   bool auto_schedule = true;
+  // plan-vtcm packs a function's VTCM buffers into one arena (one allocation call); false
+  // keeps one allocation call per buffer, checked by verify-vtcm-limit.
+  bool plan_vtcm = true;
   // Run the verifier after every pass (always on in debug builds).
   bool verify_each = false;
   // Print the TIR after these passes (kebab-case names), or after all of them.
