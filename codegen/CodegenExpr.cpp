@@ -431,6 +431,17 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
     if (op->name == kIsNullptr)
       return b_.CreateICmpEQ(eval(op->args[0]),
                              llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx_, 0)));
+    if (op->name == kPrefetch) {
+      llvm::Value* at = b_.CreateInBoundsGEP(b_.getInt8Ty(), eval(op->args[0]), b_.CreateSExt(eval(op->args[1]), index_type_));
+      std::vector<llvm::Value*> box;
+      for (size_t k = 2; k < 5; ++k) box.push_back(eval(op->args[k]));
+      if (!hooks_->prefetch_box(b_, at, box[0], box[1], box[2])) {
+        // No box prefetch on this target: a hint for the first line.
+        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {at->getType()},
+                           {at, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+      }
+      return b_.getInt32(0);
+    }
     if (op->name == kHandleAdd)
       return b_.CreateInBoundsGEP(b_.getInt8Ty(), eval(op->args[0]), b_.CreateSExt(eval(op->args[1]), index_type_));
     if (op->name == kThrowLastError) {

@@ -165,6 +165,21 @@ class HexagonHooks : public TargetHooks {
                            s_signed);
   }
 
+  // l2fetch(Rs, Rtt): Rtt holds four 16-bit fields, direction (0), stride, width and height,
+  // as Hexagon's HEXAGON_V64_CREATE_H builds them; each is clamped to 16 bits (a larger box
+  // is fetched in part, which a hint allows).
+  bool prefetch_box(llvm::IRBuilder<>& b, llvm::Value* at, llvm::Value* width, llvm::Value* height,
+                    llvm::Value* stride) override {
+    llvm::Type* i64 = b.getInt64Ty();
+    auto field = [&](llvm::Value* v, unsigned shift) {
+      llvm::Value* c = b.CreateIntrinsic(llvm::Intrinsic::umin, {v->getType()}, {v, b.getInt32(0xffff)});
+      return b.CreateShl(b.CreateZExt(c, i64), shift);
+    };
+    llvm::Value* desc = b.CreateOr(b.CreateOr(field(stride, 32), field(width, 16)), field(height, 0));
+    b.CreateIntrinsic(llvm::Intrinsic::hexagon_Y5_l2fetch, {}, {at, desc});
+    return true;
+  }
+
   // One vrmpy per 32 lanes: each lane's four bytes times the four scalar bytes, added to it.
   llvm::Value* dot4_add_packed(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* bytes,
                                const std::vector<llvm::Value*>& s, bool s_signed) override {

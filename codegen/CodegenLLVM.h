@@ -68,6 +68,12 @@ class TargetHooks {
                                 const std::vector<llvm::Value*>& s, bool s_signed) {
     return nullptr;
   }
+  // A prefetch hint for `height` rows of `width` bytes, `stride` bytes apart, from `at` (i32
+  // values); false when the target has no box prefetch (codegen then hints the first line).
+  virtual bool prefetch_box(llvm::IRBuilder<>& b, llvm::Value* at, llvm::Value* width, llvm::Value* height,
+                            llvm::Value* stride) {
+    return false;
+  }
   // The same with the four vectors already interleaved: byte 4i + j of `packed` is v[j][i].
   virtual llvm::Value* dot4_add_packed(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* packed,
                                        const std::vector<llvm::Value*>& s, bool s_signed) {
