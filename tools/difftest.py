@@ -270,6 +270,8 @@ def run_one(dspc, text, target, seed, timeout):
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 60)
         except subprocess.TimeoutExpired:
             return "crash", "timeout"
+        except OSError as e:
+            return "crash", f"could not run {dspc}: {e}"
         err = p.stderr.strip()
         if p.returncode < 0 or p.returncode > 2 or "internal error" in err:
             return "crash", f"exit {p.returncode}: {err[-2000:]}"
