@@ -22,6 +22,9 @@ struct CodegenOptions {
   bool auto_hvx = false;
   // Position-independent code, for a shared module (--emit=so).
   bool pic = false;
+  // Time the optimisation pipeline's passes (--time-passes; the report goes to standard
+  // error). Code generation's passes are timed through llvm::TimePassesIsEnabled.
+  bool time_passes = false;
 };
 
 // What the runner needs to call a function: its parameters in call order with the shapes

@@ -20,6 +20,7 @@ struct DriverOptions {
   LowerOptions lower;
   int opt_level = 2;
   bool auto_hvx = true;
+  bool time_passes = false;  // --time-passes: time dspc's passes and LLVM's
   std::string runtime_dir;  // where runtime-support/<target>/libdspc_rt.a live
   bool depfile = false;      // -MD
   std::string depfile_path;  // -MF; empty: the output's path with .d for its extension
