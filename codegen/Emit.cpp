@@ -122,6 +122,8 @@ bool llvm_ok(const std::string& errors, Diagnostics& diag) {
 
 }  // namespace
 
+void initialize_llvm() { initialize_targets(); }
+
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& options, std::string& error) {
   initialize_targets();
   const Target& t = options.target;

@@ -167,10 +167,13 @@ class OptionTable : public llvm::opt::GenericOptTable {
 
 const char* kUsage =
     "dspc [options] FILE                compile a .dsp (or TIR) file\n"
-    "       dspc run [options] FILE            compile, link, run on the simulator (or host) and show results";
+    "       dspc run [options] FILE            compile, link, run on the simulator (or host) and show results\n"
+    "       dspc [options] SOURCE.c... KERNELS.dsp... [-o PROGRAM]\n"
+    "                                          compile C/C++ sources (with Clang, in-process) and\n"
+    "                                          kernels, and link a program; 'dspc run' runs it";
 const char* kUsageFoot = R"(
-Input is a .dsp file, or TIR as printed by --emit=tir; FILE '-' reads standard input.
-@FILE reads more arguments from FILE (a response file).
+Input is a .dsp file, or TIR as printed by --emit=tir; FILE '-' reads standard input. .c files
+are C, .cc/.cpp/.cxx files C++. @FILE reads more arguments from FILE (a response file).
 )";
 
 // `dspc --help`: the option table's help, the --target line from the target table.
@@ -210,6 +213,14 @@ bool expand_response_files(llvm::StringSaver& saver, llvm::SmallVectorImpl<const
   return true;
 }
 
+bool is_c_source(const std::string& path) {
+  for (const char* ext : {".c", ".cc", ".cpp", ".cxx", ".C"}) {
+    size_t n = std::strlen(ext);
+    if (path.size() > n && path.compare(path.size() - n, n, ext) == 0) return true;
+  }
+  return false;
+}
+
 // Parses argv into `o`. Returns -1 to continue, or an exit code.
 int parse_args(int argc, char** argv, DriverOptions& o) {
   llvm::BumpPtrAllocator alloc;
@@ -230,6 +241,7 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
   // after the loop: an option the command ignores is an error, not silently dropped).
   std::vector<std::string> run_only, compile_only;
   std::vector<std::string> dsp_inputs;
+  bool emit_given = false;
   for (const llvm::opt::Arg* arg : parsed) {
     const std::string name = spelling_of(*arg);
     const std::string v = arg->getNumValues() ? arg->getValue() : "";
@@ -284,6 +296,7 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
             v != "json")
           return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header, json)");
         o.emit = v;
+        emit_given = true;
         break;
       case OPT_o:
         if (v.empty()) return empty();
@@ -362,17 +375,29 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
         return usage_error("unknown option '" + unknown + "'" + hint);
       }
       case OPT_INPUT:
-        dsp_inputs.push_back(v);
+        if (is_c_source(v)) o.c_sources.push_back(v);
+        else dsp_inputs.push_back(v);
         break;
       default:  // an option of Options.td the driver does not handle: a bug here
         return usage_error("option '" + name + "' is not implemented");
     }
   }
   if (missing_count) return usage_error("missing value after " + std::string(args[first + missing_index]));
-  if (dsp_inputs.empty()) return usage_error("no input file");
-  if (dsp_inputs.size() > 1)
+  if (dsp_inputs.empty()) return usage_error(o.c_sources.empty() ? "no input file" : "no .dsp input (the kernels)");
+  if (o.c_sources.empty() && dsp_inputs.size() > 1)
     return usage_error("more than one input file ('" + dsp_inputs[0] + "' and '" + dsp_inputs[1] + "')");
   o.input = dsp_inputs[0];
+  o.more_inputs.assign(dsp_inputs.begin() + 1, dsp_inputs.end());
+  if (!o.c_sources.empty()) {
+    // C and C++ sources make a program: the kernels' objects and the sources' linked together.
+    if (emit_given && o.emit != "exe")
+      return usage_error("C/C++ sources link into a program: --emit=" + o.emit + " does not go with '" +
+                         o.c_sources[0] + "' (leave --emit out, or --emit=exe)");
+    o.emit = "exe";
+    for (const std::string& r : run_only)
+      if (r != "--qemu" && r != "--timeout" && r != "--keep-temps")
+        return usage_error(r + " does not go with C/C++ sources (the program reads no .npy inputs)");
+  }
   auto t = lookup_target(o.target_name);
   if (!t) {
     std::string all;
@@ -592,6 +617,9 @@ bool write_depfile(const DriverOptions& o, const std::string& out) {
   }
   std::vector<std::string> deps;
   if (o.input != "-") deps.push_back(o.input);
+  for (const std::string& in : o.more_inputs)
+    if (in != "-") deps.push_back(in);
+  deps.insert(deps.end(), o.c_sources.begin(), o.c_sources.end());
   // The libraries link_executable and link_shared read (codegen/Link.cpp).
   std::string rt = o.runtime_dir + "/" + o.lower.target.name + "/";
   if (o.emit == "exe") deps.push_back(rt + "libdspc_rt.a");
@@ -632,16 +660,19 @@ int compile_outputs(const DriverOptions& o, const std::string& out) {
 int compile_command(const DriverOptions& o) {
   bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header" || o.emit == "json";
   std::string out = o.output;
+  if (out.empty() && !o.c_sources.empty()) out = program_default_output(o);
   if (out.empty()) out = text ? "-" : stem_of(o.input) + (o.emit == "exe" ? ".elf" : o.emit == "so" ? ".so" : ".o");
   if (o.depfile && out == "-") return usage_error("-MD needs an output file (-o FILE): a depfile names it");
-  int status = compile_outputs(o, out);
+  DriverOptions program = o;
+  program.output = out;
+  int status = o.c_sources.empty() ? compile_outputs(o, out) : program_command(program);
   if (status == 0 && o.depfile && !write_depfile(o, out)) return 1;
   return status;
 }
 
 // --time-passes: a timer per dspc pass (through LowerOptions::observer), and LLVM's own pass
-// timing (llvm::TimePassesIsEnabled, which the legacy pass manager of code generation
-// reads; the new pass manager's optimisation pipeline is timed by codegen, see
+// timing (llvm::TimePassesIsEnabled, which the legacy pass manager of code generation and
+// Clang read; the new pass manager's optimisation pipeline is timed by codegen, see
 // CodegenOptions::time_passes). The reports go to standard error when the compile is done.
 class PassTimers : public PassObserver {
  public:
@@ -674,7 +705,8 @@ int driver_main(int argc, char** argv) {
     if (r >= 0) return r;
     std::optional<PassTimers> timers;
     if (o.time_passes) o.lower.observer = &timers.emplace();
-    return o.run ? run_command(o) : compile_command(o);
+    if (o.run) return o.c_sources.empty() ? run_command(o) : program_command(o);
+    return compile_command(o);
   } catch (const std::bad_alloc&) {
     std::cerr << "dspc: internal error: out of memory\n";
   } catch (const std::exception& e) {

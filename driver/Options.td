@@ -26,9 +26,9 @@ class F<string name, OptionGroup group, string help> : Flag<["--"], name>, Group
 // ---- compile options
 defm target : Eq<"target", "T", grp_compile, "@TARGETS@">;
 defm emit : Eq<"emit", "KIND", grp_compile,
-  "tir, llvm, asm, obj, exe, so, header or json (default obj). json\n"
-  "describes the module: functions, parameters, results, VTCM bytes,\n"
-  "the passes in order, code size">;
+  "tir, llvm, asm, obj, exe, so, header or json (default obj; exe, the\n"
+  "only kind, with C/C++ sources). json describes the module: functions,\n"
+  "parameters, results, VTCM bytes, the passes in order, code size">;
 def c : Flag<["-"], "c">, Alias<emit_eq>, AliasArgs<["obj"]>, Group<grp_compile>,
   HelpText<"the same as --emit=obj">;
 def S : Flag<["-"], "S">, Alias<emit_eq>, AliasArgs<["asm"]>, Group<grp_compile>,
@@ -36,7 +36,8 @@ def S : Flag<["-"], "S">, Alias<emit_eq>, AliasArgs<["asm"]>, Group<grp_compile>
 def o : Separate<["-"], "o">, MetaVarName<"FILE">, Group<grp_compile>,
   HelpText<"output file ('-' for standard output). Default: standard output for\n"
            "tir/llvm/asm/header/json, FILE's stem + .o for obj, + .elf for exe,\n"
-           "+ .so for so (a shared module)">;
+           "+ .so for so (a shared module); with C/C++ sources, the first\n"
+           "source's stem + .elf">;
 def o_eq : Joined<["-"], "o=">, Alias<o>, Group<grp_compile>;
 def O : Joined<["-"], "O">, MetaVarName<"<level>">, Group<grp_compile>,
   HelpText<"LLVM optimisation level: -O0, -O1, -O2 (default) or -O3">;
@@ -51,8 +52,8 @@ defm print_after : Eq<"print-after", "PASS", grp_compile,
 def print_after_all : F<"print-after-all", grp_compile, "print the TIR after every pass">;
 def verify_each : F<"verify-each", grp_compile, "verify the TIR after every pass">;
 def time_passes : F<"time-passes", grp_compile,
-  "time each of dspc's passes and LLVM's (optimisation and code generation);\n"
-  "the reports go to standard error">;
+  "time each of dspc's passes and LLVM's (optimisation and code generation),\n"
+  "and Clang's for C/C++ sources; the reports go to standard error">;
 defm vtcm_capacity : Eq<"vtcm-capacity", "BYTES", grp_compile,
   "VTCM available to a function at compile time (default: the target's)">;
 defm runtime_dir : Eq<"runtime-dir", "DIR", grp_compile,
