@@ -23,6 +23,7 @@ mode=${1:-build}
 build_dir=${DSPC_BUILD_DIR:-build}
 packages=(ca-certificates g++ cmake ninja-build python3 git
           clang-19 lld-19 llvm-19-dev liblld-19-dev
+          libclang-19-dev     # Clang's headers: dspc compiles C/C++ sources with libclang-cpp in-process
           llvm-19-tools       # FileCheck, not and lit.py: the golden tests (llvm-19-dev pulls it in too)
           qemu-user nlohmann-json3-dev libgtest-dev
           libbenchmark-dev    # Google Benchmark: bench/'s compile-time benchmark

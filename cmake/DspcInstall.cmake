@@ -58,5 +58,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CMAKE_BINARY_DIR}/runtime-support/host)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "qemu-user, libllvm19")
+# libclang-common-19-dev: Clang's resource headers (stdint.h, the HVX intrinsics), which the
+# in-process C/C++ compile of `dspc main.c kernels.dsp` reads.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "qemu-user, libllvm19, libclang-cpp19, libclang-common-19-dev")
 include(CPack)

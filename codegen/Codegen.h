@@ -22,6 +22,9 @@ struct CodegenOptions {
   bool auto_hvx = false;
   // Position-independent code, for a shared module (--emit=so).
   bool pic = false;
+  // Time the optimisation pipeline's passes (--time-passes; the report goes to standard
+  // error). Code generation's passes are timed through llvm::TimePassesIsEnabled.
+  bool time_passes = false;
 };
 
 // What the runner needs to call a function: its parameters in call order with the shapes
@@ -71,6 +74,22 @@ struct ObjectCodeSize {
   std::map<std::string, int64_t> functions;
 };
 bool object_code_size(const std::string& object, ObjectCodeSize& out, std::string& error);
+
+// C and C++ sources compiled with Clang's libraries in-process (ClangCompile.cpp), for programs
+// that call kernels: `dspc main.c kernels.dsp -o app.elf`.
+struct CSourceOptions {
+  std::vector<std::string> include_dirs;  // -I, e.g. where the kernels' generated headers are
+  int opt_level = 2;
+  bool time_passes = false;  // Clang's -ftime-report
+};
+// The clang flags of a C (or C++) compile for `target`: runtime-support's device flags
+// (freestanding, no PIC, -G0 and HVX on Hexagon), the language standard and the include dirs.
+std::vector<std::string> c_compile_flags(const Target& target, const CSourceOptions& options, bool cxx);
+// Compiles `source` (.c: C11; .cc/.cpp/.cxx: C++17) to the object `object_path`. Clang's
+// diagnostics go to standard error in their usual form; on an error, also one dspc
+// diagnostic through `diag`, and false.
+bool compile_c_source(const std::string& source, const Target& target, const CSourceOptions& options,
+                      const std::string& object_path, Diagnostics& diag);
 
 // C prototypes of every function, for --emit=header.
 std::string emit_c_header(const Module& m);

@@ -176,6 +176,9 @@ llvm::Constant* build_func_desc(llvm::Module& module, const EntryInfo& e, llvm::
 // first compilation; nothing changes them afterwards.
 void configure_llvm_options();
 
+// Registers the Hexagon and x86 targets and sets those options, once per process (Emit.cpp).
+void initialize_llvm();
+
 // After LLVM's optimisation pipeline, on Hexagon modules (CodegenHexagon.cpp): two chained
 // widening multiply-adds of the same kind become one two-tap vmpa. Needs the chains that
 // unrolling makes, so it runs after the pipeline. `hexagon_version` gates the unsigned form.

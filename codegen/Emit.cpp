@@ -10,6 +10,7 @@
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/PassTimingInfo.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -89,7 +90,7 @@ void collect_llvm_errors(const llvm::DiagnosticInfo* info, void* context) {
   info->print(printer);
 }
 
-void optimize(llvm::Module& m, llvm::TargetMachine& tm, int level, bool vectorize) {
+void optimize(llvm::Module& m, llvm::TargetMachine& tm, int level, bool vectorize, bool time_passes) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -99,7 +100,10 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int level, bool vectoriz
   pto.LoopVectorization = level >= 2 && vectorize;  // SLP: as clang (it helps dense's scalars)
   pto.SLPVectorization = level >= 2;
   pto.LoopUnrolling = level >= 1;
-  llvm::PassBuilder pb(&tm, pto);
+  llvm::PassInstrumentationCallbacks pic;
+  llvm::TimePassesHandler timer(time_passes);
+  timer.registerCallbacks(pic);
+  llvm::PassBuilder pb(&tm, pto, std::nullopt, &pic);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -107,6 +111,7 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, int level, bool vectoriz
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(pipeline_level(level));
   mpm.run(m, mam);
+  if (time_passes) timer.print();
 }
 
 bool llvm_ok(const std::string& errors, Diagnostics& diag) {
@@ -116,6 +121,8 @@ bool llvm_ok(const std::string& errors, Diagnostics& diag) {
 }
 
 }  // namespace
+
+void initialize_llvm() { initialize_targets(); }
 
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& options, std::string& error) {
   initialize_targets();
@@ -163,7 +170,7 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
     return false;
   }
   // LLVM's loop vectoriser: for the host as clang runs it; for Hexagon only when asked.
-  optimize(mod, *tm, options.opt_level, !options.target.is_hexagon || options.auto_hvx);
+  optimize(mod, *tm, options.opt_level, !options.target.is_hexagon || options.auto_hvx, options.time_passes);
   if (options.target.is_hexagon && options.opt_level >= 1)
     fuse_hexagon_multiply_adds(mod, options.target.hexagon_version);
 

@@ -15,6 +15,20 @@
 
 #include <unistd.h>
 
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/Option/Arg.h>
+#include <llvm/Option/ArgList.h>
+#include <llvm/Option/OptTable.h>
+#include <llvm/Option/Option.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/Error.h>
+#include <llvm/IR/PassTimingInfo.h>
+#include <llvm/Pass.h>
+#include <llvm/Support/StringSaver.h>
+#include <llvm/Support/Timer.h>
+#include <llvm/Support/raw_ostream.h>
+
 #include "codegen/Codegen.h"
 #include "driver/Compile.h"
 #include "driver/Lower.h"
@@ -33,71 +47,6 @@
 namespace dspc {
 
 namespace {
-
-// The usage text around the --target line, which comes from the target table.
-const char* kUsageHead = R"(usage: dspc FILE [options]          compile a .dsp (or TIR) file
-       dspc run FILE [options]      compile, link, run on the simulator (or host) and show results
-
-Input is a .dsp file, or TIR as printed by --emit=tir. FILE '-' reads standard input.
-
-Compile options:
-)";
-const char* kUsageTail = R"(  --emit=KIND            tir, llvm, asm, obj, exe, so, header or json (default obj). json
-                         describes the module: functions, parameters, results, VTCM bytes,
-                         the passes in order, code size (see the README)
-  -o FILE                output file ('-' for standard output). Default: standard output for
-                         tir/llvm/asm/header/json, FILE's stem + .o for obj, + .elf for exe,
-                         + .so for so (a shared module with checked entries)
-  -O0 -O1 -O2 -O3        LLVM optimisation level (default -O2)
-  --no-auto-schedule     leave stages without a schedule as serial loop nests (no automatic
-                         vectorization, partitioning or inlining)
-  --no-auto-hvx          keep LLVM's loop vectoriser off (it runs only with
-                         --no-auto-schedule, and never writes HVX code)
-  --no-vtcm-plan         one HexagonBackendAllocateVTCM call per VTCM buffer, checked by
-                         summing the live ones, instead of plan-vtcm's one arena per function
-  --print-after=PASS     print the TIR after PASS (repeatable); see --list-passes
-  --print-after-all      print the TIR after every pass
-  --verify-each          verify the TIR after every pass
-  --vtcm-capacity=BYTES  VTCM available to a function at compile time (default: the target's)
-  --runtime-dir=DIR      runtime-support's per-target libraries (default: found from dspc's
-                         own location: ../lib/dspc when installed, runtime-support/ beside
-                         dspc in a build tree)
-  -MD                    also write a depfile (Makefile syntax, for Ninja and Make) naming
-                         the output and every file the compile read: FILE, and the
-                         runtime-support library it links for exe and so. Written next to
-                         the output with its extension replaced by .d, or to -MF's file
-  -MF FILE               the depfile's path (goes with -MD)
-  --inject-internal-error=PASS[:check|make|invalid-tir]
-                         for testing dspc itself: make PASS fail like a compiler bug
-                         (exit code 2, "dspc: internal error in pass PASS: ...")
-  --list-passes          list the passes in pipeline order
-  --list-targets         list the targets
-  --help, --version
-
-Run options (dspc run):
-  --func=NAME            the function to run (needed when FILE has several)
-  --input NAME=FILE.npy  an input (repeat for each input)
-  --output NAME=FILE.npy save an output instead of printing it
-  --random-inputs        make the inputs not given with --input from --seed (default 1)
-  --seed=N
-  --check                compare every output with the reference interpreter, bit for bit
-  --sim-vtcm-capacity=BYTES  the VTCM pool's capacity while running
-  --timeout=SECONDS      stop the program after this long (default 600)
-  --qemu=PATH            the simulator (default: the one found at build time if it is still
-                         there, else qemu-hexagon on the PATH)
-  --keep-temps           keep the temporary directory and print its path
-  --session              run through the host runtime instead of a linked runner: compile a
-                         shared module (--emit=so), open a session (qemu-hexagon + the device
-                         server, or in-process for host), copy inputs in, call, copy outputs
-                         out; --timeout is the session's deadline, --sim-vtcm-capacity its VTCM
-  --json                 print one JSON object on standard output instead of the outputs:
-                         each output's name, dtype, shape (and values if small), whether
-                         --check passed, and the compile, codegen, link and run wall times
-  --json-max-values=N    with --json, include an output's values when it has at most N
-                         elements (default 64; 0: never)
-)";
-
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
 // Where runtime-support is, from dspc's own path: runtime-support/ beside dspc in a build tree
 // (a folder with a CMakeCache.txt), else DSPC_INSTALL_RUNTIME_REL from an installed bin/dspc.
@@ -148,10 +97,6 @@ std::string target_summary() {
   return out;
 }
 
-std::string usage() {
-  return std::string(kUsageHead) + "  --target=T             " + target_choices() + "\n" + kUsageTail;
-}
-
 bool parse_int(const std::string& s, int64_t& out) {
   if (s.empty() || s.size() > 18) return false;
   int64_t v = 0;
@@ -190,183 +135,270 @@ int usage_error(const std::string& msg) {
   return 1;
 }
 
+// ---- The command line, parsed with LLVM's option library (llvm/Option) as clang and lld do.
+// The table is driver/Options.td, turned into DriverOptions.inc by llvm-tblgen at build time.
+// Parsing touches no global state (no llvm::cl option of LLVM's is read or set), so every call
+// of driver_main starts from the defaults.
+
+enum OptionID : unsigned {
+  OPT_INVALID = 0,
+#define OPTION(...) LLVM_MAKE_OPT_ID(__VA_ARGS__),
+#include "DriverOptions.inc"
+#undef OPTION
+};
+
+#define PREFIX(NAME, VALUE)                                    \
+  constexpr llvm::StringLiteral NAME##_init[] = VALUE;         \
+  constexpr llvm::ArrayRef<llvm::StringLiteral> NAME(NAME##_init, std::size(NAME##_init) - 1);
+#include "DriverOptions.inc"
+#undef PREFIX
+
+using llvm::opt::DefaultVis;
+constexpr llvm::opt::OptTable::Info kOptionInfo[] = {
+#define OPTION(...) LLVM_CONSTRUCT_OPT_INFO(__VA_ARGS__),
+#include "DriverOptions.inc"
+#undef OPTION
+};
+
+class OptionTable : public llvm::opt::GenericOptTable {
+ public:
+  OptionTable() : GenericOptTable(kOptionInfo) {}
+};
+
+const char* kUsage =
+    "dspc [options] FILE                compile a .dsp (or TIR) file\n"
+    "       dspc run [options] FILE            compile, link, run on the simulator (or host) and show results\n"
+    "       dspc [options] SOURCE.c... KERNELS.dsp... [-o PROGRAM]\n"
+    "                                          compile C/C++ sources (with Clang, in-process) and\n"
+    "                                          kernels, and link a program; 'dspc run' runs it";
+const char* kUsageFoot = R"(
+Input is a .dsp file, or TIR as printed by --emit=tir; FILE '-' reads standard input. .c files
+are C, .cc/.cpp/.cxx files C++. @FILE reads more arguments from FILE (a response file).
+)";
+
+// `dspc --help`: the option table's help, the --target line from the target table.
+std::string usage() {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OptionTable().printHelp(os, kUsage, "dspc, an ahead-of-time tensor compiler for Qualcomm Hexagon");
+  os.flush();
+  const std::string marker = "@TARGETS@";
+  auto at = text.find(marker);
+  if (at != std::string::npos) text.replace(at, marker.size(), target_choices());
+  return text + kUsageFoot;
+}
+
+// The option as the user spelled it, without its value: "--emit", "-o", "-c".
+std::string spelling_of(const llvm::opt::Arg& a) {
+  std::string s = a.getSpelling().str();
+  if (!s.empty() && s.back() == '=') s.pop_back();
+  return s;
+}
+
+// @FILE arguments, replaced by the arguments FILE holds (GNU quoting, nested @FILEs too).
+// A response file that cannot be read is an error, not a file name.
+bool expand_response_files(llvm::StringSaver& saver, llvm::SmallVectorImpl<const char*>& args) {
+  std::vector<std::string> unreadable;
+  for (const char* a : args)
+    if (a[0] == '@' && access(a + 1, R_OK) != 0) unreadable.push_back(a + 1);
+  if (!unreadable.empty()) {
+    usage_error("cannot read response file '" + unreadable[0] + "': " + std::strerror(errno));
+    return false;
+  }
+  llvm::cl::ExpansionContext ec(saver.getAllocator(), llvm::cl::TokenizeGNUCommandLine);
+  if (llvm::Error e = ec.expandResponseFiles(args)) {
+    usage_error("in a response file: " + llvm::toString(std::move(e)));
+    return false;
+  }
+  return true;
+}
+
+bool is_c_source(const std::string& path) {
+  for (const char* ext : {".c", ".cc", ".cpp", ".cxx", ".C"}) {
+    size_t n = std::strlen(ext);
+    if (path.size() > n && path.compare(path.size() - n, n, ext) == 0) return true;
+  }
+  return false;
+}
+
 // Parses argv into `o`. Returns -1 to continue, or an exit code.
 int parse_args(int argc, char** argv, DriverOptions& o) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  size_t i = 0;
-  if (!args.empty() && args[0] == "run") {
+  llvm::BumpPtrAllocator alloc;
+  llvm::StringSaver saver(alloc);
+  llvm::SmallVector<const char*, 32> args(argv + 1, argv + argc);
+  if (!expand_response_files(saver, args)) return 1;
+  size_t first = 0;
+  if (!args.empty() && llvm::StringRef(args[0]) == "run") {
     o.run = true;
-    i = 1;
+    first = 1;
   }
-  // Options that take a value accept both --opt=V and --opt V.
-  auto value = [&](const std::string& a, const char* name, std::string& out) -> int {
-    std::string eq = std::string(name) + "=";
-    if (starts_with(a, eq.c_str())) {
-      out = a.substr(eq.size());
-      return 1;
-    }
-    if (a != name) return 0;
-    if (i + 1 >= args.size()) return -1;
-    out = args[++i];
-    return 1;
-  };
+  OptionTable table;
+  unsigned missing_index = 0, missing_count = 0;
+  llvm::opt::InputArgList parsed =
+      table.ParseArgs(llvm::ArrayRef<const char*>(args).drop_front(first), missing_index, missing_count);
+
   // Options that only `dspc run` reads, and the compile-only ones, as given (for the check
   // after the loop: an option the command ignores is an error, not silently dropped).
   std::vector<std::string> run_only, compile_only;
-  for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    std::string v;
-    int r = 0;
-    // A value that is missing, or empty (--func=, -o ''), is an error naming the option.
-    auto missing = [&](const char* name) {
-      return usage_error(std::string(r < 0 ? "missing value after " : "empty value for ") + name);
-    };
-    if (a == "--help" || a == "-h") {
-      std::cout << usage();
-      return 0;
-    }
-    if (a == "--version") {
-      std::cout << "dspc " << DSPC_VERSION << " (LLVM 19, targets: " << target_summary() << ")\n";
-      return 0;
-    }
-    if (a == "--list-passes") {
-      for (const auto& p : pass_names()) std::cout << p << "\n";
-      return 0;
-    }
-    if (a == "--list-targets") {
-      for (const auto& t : target_names()) std::cout << t << "\n";
-      return 0;
-    }
-    if (a == "--print-after-all") { o.lower.print_after_all = true; continue; }
-    if (a == "--verify-each") { o.lower.verify_each = true; continue; }
-    if (a == "--no-auto-hvx") { o.auto_hvx = false; continue; }
-    if (a == "--no-auto-schedule") { o.lower.auto_schedule = false; continue; }
-    if (a == "--no-vtcm-plan") { o.lower.plan_vtcm = false; continue; }
-    if (a == "--random-inputs") { o.random_inputs = true; run_only.push_back(a); continue; }
-    if (a == "--check") { o.check = true; run_only.push_back(a); continue; }
-    if (a == "--keep-temps") { o.keep_temps = true; run_only.push_back(a); continue; }
-    if (a == "--session") { o.session = true; run_only.push_back(a); continue; }
-    if (a == "--json") { o.json = true; run_only.push_back(a); continue; }
-    if (a == "-MD") { o.depfile = true; continue; }
-    if (starts_with(a, "-MF")) {  // -MF FILE or -MFFILE, as clang and gcc take it
-      if (a.size() > 3) {
-        o.depfile_path = a.substr(3);
-      } else {
-        if (i + 1 >= args.size()) return r = -1, missing("-MF");
-        o.depfile_path = args[++i];
+  std::vector<std::string> dsp_inputs;
+  bool emit_given = false;
+  for (const llvm::opt::Arg* arg : parsed) {
+    const std::string name = spelling_of(*arg);
+    const std::string v = arg->getNumValues() ? arg->getValue() : "";
+    const unsigned id = arg->getOption().getID();
+    const llvm::opt::Option group = arg->getOption().getGroup();
+    if (group.isValid() && group.getID() == OPT_grp_run) run_only.push_back(name);
+    // A value that is empty (--func=, -o '') is an error naming the option.
+    auto empty = [&] { return usage_error("empty value for " + name); };
+    auto number = [&](int64_t& n) { return parse_int(v, n); };
+    switch (id) {
+      case OPT_help:
+        std::cout << usage();
+        return 0;
+      case OPT_version:
+        std::cout << "dspc " << DSPC_VERSION << " (LLVM " << LLVM_VERSION_STRING << ", targets: " << target_summary()
+                  << ")\n";
+        return 0;
+      case OPT_list_passes:
+        for (const auto& p : pass_names()) std::cout << p << "\n";
+        return 0;
+      case OPT_list_targets:
+        for (const auto& t : target_names()) std::cout << t << "\n";
+        return 0;
+      case OPT_print_after_all: o.lower.print_after_all = true; break;
+      case OPT_verify_each: o.lower.verify_each = true; break;
+      case OPT_time_passes: o.time_passes = true; break;
+      case OPT_no_auto_hvx: o.auto_hvx = false; break;
+      case OPT_no_auto_schedule: o.lower.auto_schedule = false; break;
+      case OPT_no_vtcm_plan: o.lower.plan_vtcm = false; break;
+      case OPT_random_inputs: o.random_inputs = true; break;
+      case OPT_check: o.check = true; break;
+      case OPT_keep_temps: o.keep_temps = true; break;
+      case OPT_session: o.session = true; break;
+      case OPT_json: o.json = true; break;
+      case OPT_MD: o.depfile = true; break;
+      case OPT_MF:  // -MF FILE or -MFFILE, as clang and gcc take it
+        if (v.empty()) return empty();
+        o.depfile_path = v;
+        break;
+      case OPT_O:
+        if (v.size() != 1 || v[0] < '0' || v[0] > '3')
+          return usage_error("invalid optimisation level '" + arg->getAsString(parsed) + "' (-O0, -O1, -O2 or -O3)");
+        o.opt_level = v[0] - '0';
+        break;
+      case OPT_target_eq:
+        if (v.empty()) return empty();
+        o.target_name = v;
+        break;
+      case OPT_emit_eq:
+        if (v.empty()) return empty();
+        compile_only.push_back(name);
+        if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "so" && v != "header" &&
+            v != "json")
+          return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header, json)");
+        o.emit = v;
+        emit_given = true;
+        break;
+      case OPT_o:
+        if (v.empty()) return empty();
+        compile_only.push_back(name);
+        o.output = v;
+        break;
+      case OPT_print_after_eq: {
+        if (v.empty()) return empty();
+        const auto& names = pass_names();
+        if (std::find(names.begin(), names.end(), v) == names.end())
+          return usage_error("unknown pass '" + v + "' in --print-after (see --list-passes)");
+        o.lower.print_after.push_back(v);
+        break;
       }
-      if (o.depfile_path.empty()) return missing("-MF");  // -MF ''
-      continue;
-    }
-    if (a.size() == 3 && starts_with(a, "-O") && a[2] >= '0' && a[2] <= '3') { o.opt_level = a[2] - '0'; continue; }
-    if (starts_with(a, "-O")) return usage_error("invalid optimisation level '" + a + "' (-O0, -O1, -O2 or -O3)");
-    if ((r = value(a, "--target", v))) {
-      if (r < 0 || v.empty()) return missing("--target");
-      o.target_name = v;
-      continue;
-    }
-    if ((r = value(a, "--emit", v))) {
-      if (r < 0 || v.empty()) return missing("--emit");
-      compile_only.push_back("--emit");
-      if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "so" && v != "header" &&
-          v != "json")
-        return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header, json)");
-      o.emit = v;
-      continue;
-    }
-    if ((r = value(a, "-o", v))) {
-      if (r < 0 || v.empty()) return missing("-o");
-      compile_only.push_back("-o");
-      o.output = v;
-      continue;
-    }
-    if ((r = value(a, "--print-after", v))) {
-      if (r < 0 || v.empty()) return missing("--print-after");
-      const auto& names = pass_names();
-      if (std::find(names.begin(), names.end(), v) == names.end())
-        return usage_error("unknown pass '" + v + "' in --print-after (see --list-passes)");
-      o.lower.print_after.push_back(v);
-      continue;
-    }
-    if ((r = value(a, "--vtcm-capacity", v)) || (r = value(a, "--sim-vtcm-capacity", v))) {
-      bool sim = starts_with(a, "--sim");
-      const char* name = sim ? "--sim-vtcm-capacity" : "--vtcm-capacity";
-      if (r < 0 || v.empty()) return missing(name);
-      if (sim) run_only.push_back(name);
-      int64_t n = 0;
-      if (!parse_int(v, n) || n > 0xffffffffLL)
-        return usage_error("invalid byte count '" + v + "' for " + name + " (a whole number up to 4294967295)");
-      (sim ? o.sim_vtcm_capacity : o.lower.vtcm_capacity) = n;
-      continue;
-    }
-    if ((r = value(a, "--inject-internal-error", v))) {
-      if (r < 0 || v.empty()) return missing("--inject-internal-error");
-      if (!parse_injection(v, o.lower)) {
-        std::string names;
-        for (const auto& p : pass_names()) names += (names.empty() ? "" : ", ") + p;
-        return usage_error("expected PASS or PASS:check|make|invalid-tir after --inject-internal-error, got '" + v +
-                           "' (passes: " + names + ")");
+      case OPT_vtcm_capacity_eq:
+      case OPT_sim_vtcm_capacity_eq: {
+        if (v.empty()) return empty();
+        int64_t n = 0;
+        if (!number(n) || n > 0xffffffffLL)
+          return usage_error("invalid byte count '" + v + "' for " + name + " (a whole number up to 4294967295)");
+        (id == OPT_sim_vtcm_capacity_eq ? o.sim_vtcm_capacity : o.lower.vtcm_capacity) = n;
+        break;
       }
-      continue;
+      case OPT_inject_internal_error_eq:
+        if (v.empty()) return empty();
+        if (!parse_injection(v, o.lower)) {
+          std::string names;
+          for (const auto& p : pass_names()) names += (names.empty() ? "" : ", ") + p;
+          return usage_error("expected PASS or PASS:check|make|invalid-tir after --inject-internal-error, got '" + v +
+                             "' (passes: " + names + ")");
+        }
+        break;
+      case OPT_runtime_dir_eq:
+        if (v.empty()) return empty();
+        o.runtime_dir = v;
+        break;
+      case OPT_func_eq:
+        if (v.empty()) return empty();
+        o.func = v;
+        break;
+      case OPT_input:
+      case OPT_output: {
+        std::pair<std::string, std::string> b;
+        if (!parse_binding(v, b)) return usage_error("expected NAME=FILE after " + name + ", got '" + v + "'");
+        (id == OPT_input ? o.inputs : o.outputs).push_back(b);
+        break;
+      }
+      case OPT_seed_eq: {
+        int64_t n = 0;
+        if (!number(n)) return usage_error("--seed needs a whole number from 0 to 999999999999999999, got '" + v + "'");
+        o.seed = static_cast<uint64_t>(n);
+        break;
+      }
+      case OPT_json_max_values_eq: {
+        int64_t n = 0;
+        if (!number(n) || n > 1000000000)
+          return usage_error("--json-max-values needs a whole number from 0 to 1000000000, got '" + v + "'");
+        o.json_max_values = n;
+        o.json_max_values_given = true;
+        break;
+      }
+      case OPT_timeout_eq: {
+        int64_t n = 0;
+        if (!number(n) || n < 1 || n > 86400) return usage_error("--timeout needs seconds from 1 to 86400, got '" + v + "'");
+        o.timeout_seconds = static_cast<int>(n);
+        break;
+      }
+      case OPT_qemu_eq:
+        if (v.empty()) return empty();
+        o.qemu = v;
+        break;
+      case OPT_UNKNOWN: {
+        std::string unknown = arg->getAsString(parsed), nearest;
+        std::string hint;
+        if (table.findNearest(unknown, nearest) <= 2) hint = "; did you mean '" + nearest + "'?";
+        return usage_error("unknown option '" + unknown + "'" + hint);
+      }
+      case OPT_INPUT:
+        if (is_c_source(v)) o.c_sources.push_back(v);
+        else dsp_inputs.push_back(v);
+        break;
+      default:  // an option of Options.td the driver does not handle: a bug here
+        return usage_error("option '" + name + "' is not implemented");
     }
-    if ((r = value(a, "--runtime-dir", v))) {
-      if (r < 0 || v.empty()) return missing("--runtime-dir");
-      o.runtime_dir = v;
-      continue;
-    }
-    if ((r = value(a, "--func", v))) {
-      if (r < 0 || v.empty()) return missing("--func");
-      run_only.push_back("--func");
-      o.func = v;
-      continue;
-    }
-    if ((r = value(a, "--input", v)) || (r = value(a, "--output", v))) {
-      bool in = starts_with(a, "--input");
-      if (r < 0) return missing(in ? "--input" : "--output");
-      run_only.push_back(in ? "--input" : "--output");
-      std::pair<std::string, std::string> b;
-      if (!parse_binding(v, b)) return usage_error("expected NAME=FILE after " + std::string(in ? "--input" : "--output") + ", got '" + v + "'");
-      (in ? o.inputs : o.outputs).push_back(b);
-      continue;
-    }
-    if ((r = value(a, "--seed", v))) {
-      if (r < 0) return missing("--seed");
-      run_only.push_back("--seed");
-      int64_t n = 0;
-      if (!parse_int(v, n)) return usage_error("--seed needs a whole number from 0 to 999999999999999999, got '" + v + "'");
-      o.seed = static_cast<uint64_t>(n);
-      continue;
-    }
-    if ((r = value(a, "--json-max-values", v))) {
-      if (r < 0) return missing("--json-max-values");
-      run_only.push_back("--json-max-values");
-      int64_t n = 0;
-      if (!parse_int(v, n) || n > 1000000000)
-        return usage_error("--json-max-values needs a whole number from 0 to 1000000000, got '" + v + "'");
-      o.json_max_values = n;
-      o.json_max_values_given = true;
-      continue;
-    }
-    if ((r = value(a, "--timeout", v))) {
-      if (r < 0) return missing("--timeout");
-      run_only.push_back("--timeout");
-      int64_t n = 0;
-      if (!parse_int(v, n) || n < 1 || n > 86400)
-        return usage_error("--timeout needs seconds from 1 to 86400, got '" + v + "'");
-      o.timeout_seconds = static_cast<int>(n);
-      continue;
-    }
-    if ((r = value(a, "--qemu", v))) {
-      if (r < 0 || v.empty()) return missing("--qemu");
-      run_only.push_back("--qemu");
-      o.qemu = v;
-      continue;
-    }
-    if (a.size() > 1 && a[0] == '-') return usage_error("unknown option '" + a + "'");
-    if (!o.input.empty()) return usage_error("more than one input file ('" + o.input + "' and '" + a + "')");
-    o.input = a;
   }
-  if (o.input.empty()) return usage_error("no input file");
+  if (missing_count) return usage_error("missing value after " + std::string(args[first + missing_index]));
+  if (dsp_inputs.empty()) return usage_error(o.c_sources.empty() ? "no input file" : "no .dsp input (the kernels)");
+  if (o.c_sources.empty() && dsp_inputs.size() > 1)
+    return usage_error("more than one input file ('" + dsp_inputs[0] + "' and '" + dsp_inputs[1] + "')");
+  o.input = dsp_inputs[0];
+  o.more_inputs.assign(dsp_inputs.begin() + 1, dsp_inputs.end());
+  if (!o.c_sources.empty()) {
+    // C and C++ sources make a program: the kernels' objects and the sources' linked together.
+    if (emit_given && o.emit != "exe")
+      return usage_error("C/C++ sources link into a program: --emit=" + o.emit + " does not go with '" +
+                         o.c_sources[0] + "' (leave --emit out, or --emit=exe)");
+    o.emit = "exe";
+    for (const std::string& r : run_only)
+      if (r != "--qemu" && r != "--timeout" && r != "--keep-temps")
+        return usage_error(r + " does not go with C/C++ sources (the program reads no .npy inputs)");
+  }
   auto t = lookup_target(o.target_name);
   if (!t) {
     std::string all;
@@ -470,7 +502,9 @@ namespace {
 // dspc vectorizes scheduled code itself; LLVM's loop vectoriser is used for HVX only when the
 // automatic schedule is off.
 CodegenOptions codegen_options(const DriverOptions& o) {
-  return CodegenOptions{o.lower.target, o.opt_level, o.auto_hvx && !o.lower.auto_schedule};
+  CodegenOptions co{o.lower.target, o.opt_level, o.auto_hvx && !o.lower.auto_schedule};
+  co.time_passes = o.time_passes;
+  return co;
 }
 
 }  // namespace
@@ -584,6 +618,9 @@ bool write_depfile(const DriverOptions& o, const std::string& out) {
   }
   std::vector<std::string> deps;
   if (o.input != "-") deps.push_back(o.input);
+  for (const std::string& in : o.more_inputs)
+    if (in != "-") deps.push_back(in);
+  deps.insert(deps.end(), o.c_sources.begin(), o.c_sources.end());
   // The libraries link_executable and link_shared read (codegen/Link.cpp).
   std::string rt = o.runtime_dir + "/" + o.lower.target.name + "/";
   if (o.emit == "exe") deps.push_back(rt + "libdspc_rt.a");
@@ -624,12 +661,39 @@ int compile_outputs(const DriverOptions& o, const std::string& out) {
 int compile_command(const DriverOptions& o) {
   bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header" || o.emit == "json";
   std::string out = o.output;
+  if (out.empty() && !o.c_sources.empty()) out = program_default_output(o);
   if (out.empty()) out = text ? "-" : stem_of(o.input) + (o.emit == "exe" ? ".elf" : o.emit == "so" ? ".so" : ".o");
   if (o.depfile && out == "-") return usage_error("-MD needs an output file (-o FILE): a depfile names it");
-  int status = compile_outputs(o, out);
+  DriverOptions program = o;
+  program.output = out;
+  int status = o.c_sources.empty() ? compile_outputs(o, out) : program_command(program);
   if (status == 0 && o.depfile && !write_depfile(o, out)) return 1;
   return status;
 }
+
+// --time-passes: a timer per dspc pass (through LowerOptions::observer), and LLVM's own pass
+// timing (llvm::TimePassesIsEnabled, which the legacy pass manager of code generation and
+// Clang read; the new pass manager's optimisation pipeline is timed by codegen, see
+// CodegenOptions::time_passes). The reports go to standard error when the compile is done.
+class PassTimers : public PassObserver {
+ public:
+  PassTimers() : group_("dspc", "dspc passes") { llvm::TimePassesIsEnabled = true; }
+  ~PassTimers() override {
+    group_.print(llvm::errs());
+    llvm::reportAndResetTimings(&llvm::errs());
+    llvm::TimePassesIsEnabled = false;
+  }
+  void before_pass(const char* name) override {
+    auto& t = timers_[name];
+    if (!t) t = std::make_unique<llvm::Timer>(name, name, group_);
+    t->startTimer();
+  }
+  void after_pass(const char* name) override { timers_[name]->stopTimer(); }
+
+ private:
+  llvm::TimerGroup group_;
+  std::map<std::string, std::unique_ptr<llvm::Timer>> timers_;
+};
 
 }  // namespace
 
@@ -640,7 +704,10 @@ int driver_main(int argc, char** argv) {
     DriverOptions o;
     int r = parse_args(argc, argv, o);
     if (r >= 0) return r;
-    return o.run ? run_command(o) : compile_command(o);
+    std::optional<PassTimers> timers;
+    if (o.time_passes) o.lower.observer = &timers.emplace();
+    if (o.run) return o.c_sources.empty() ? run_command(o) : program_command(o);
+    return compile_command(o);
   } catch (const std::bad_alloc&) {
     std::cerr << "dspc: internal error: out of memory\n";
   } catch (const std::exception& e) {

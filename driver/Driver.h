@@ -14,12 +14,15 @@ namespace dspc {
 
 struct DriverOptions {
   std::string input;  // path, or "-" for stdin
+  std::vector<std::string> more_inputs;  // further .dsp files (with C/C++ sources only)
+  std::vector<std::string> c_sources;    // .c (C) and .cc/.cpp/.cxx (C++) files: a program
   std::string emit = "obj";
   std::string output;  // -o; empty: default for the emit kind
   std::string target_name = kDefaultTarget;
   LowerOptions lower;
   int opt_level = 2;
   bool auto_hvx = true;
+  bool time_passes = false;  // --time-passes: time dspc's passes, LLVM's and Clang's
   std::string runtime_dir;  // where runtime-support/<target>/libdspc_rt.a live
   bool depfile = false;      // -MD
   std::string depfile_path;  // -MF; empty: the output's path with .d for its extension
@@ -54,6 +57,12 @@ int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::
                 std::string& error);
 
 int run_command(const DriverOptions& o);
+
+// C/C++ sources with kernels (DriverProgram.cpp): builds the program, or with `run` builds it
+// in a temporary directory and runs it. Returns the exit code.
+int program_command(const DriverOptions& o);
+// The program's path without -o: the first C/C++ source's stem + .elf.
+std::string program_default_output(const DriverOptions& o);
 
 // Shared by the compile path (Driver.cpp) and `dspc run` (DriverRun.cpp).
 // The largest program dspc reads (64 MiB): a bigger file, or an endless one such as /dev/zero,

@@ -32,8 +32,18 @@ class Pipeline {
   // Runs `pass` (on the current module) as the pass `name`, then prints and verifies.
   void run(const char* name, const std::function<Module()>& pass) {
     if (failed()) return;
+    // The observer hears the end of the pass whatever way it ends.
+    struct Observe {
+      PassObserver* observer;
+      const char* name;
+      Observe(PassObserver* o, const char* n) : observer(o), name(n) { if (observer) observer->before_pass(name); }
+      ~Observe() { if (observer) observer->after_pass(name); }
+    };
     try {
-      m_ = pass();
+      {
+        Observe observe(o_.observer, name);
+        m_ = pass();
+      }
       if (o_.inject_failure_pass == name) inject(o_.inject_failure);
       if (diag_.has_errors()) return;  // a user error the pass reported itself
       trace(name);

@@ -18,7 +18,7 @@ Also:
     never relative to the including file, so that the build's include roots apply;
   - a C++ file under compiler/ must sit in a layer's folder;
   - LLVM and Clang headers (<llvm/...>, <clang/...>, <lld/...>) are included only by layers
-    that declare LLVM_HEADERS in their dspc_add_layer call (today codegen);
+    that declare LLVM_HEADERS in their dspc_add_layer call (today codegen and driver);
   - runtime-support/ stands apart: a layer may include it only from a folder that is itself a
     layer (runtime-support/common, the format code both sides share), and runtime-support's
     own files include no compiler layer;

@@ -14,6 +14,15 @@ namespace dspc {
 // operands (IRError), or a pass that returns TIR the verifier rejects.
 enum class InjectedFailure { Check, Make, InvalidTir };
 
+// Told before and after each pass of the pipeline runs; the driver's --time-passes times the
+// passes through it. Never told about a pass that is skipped after a failure.
+class PassObserver {
+ public:
+  virtual ~PassObserver() = default;
+  virtual void before_pass(const char* name) = 0;
+  virtual void after_pass(const char* name) = 0;
+};
+
 struct LowerOptions {
   Target target = *lookup_target(kDefaultTarget);
   // VTCM bytes available to one function; negative means the target's capacity.
@@ -30,6 +39,7 @@ struct LowerOptions {
   std::vector<std::string> print_after;
   bool print_after_all = false;
   std::ostream* trace = nullptr;  // where printed TIR goes; null: nowhere
+  PassObserver* observer = nullptr;  // null: none
   // Tests of the internal-error path: the pass named here fails the way a compiler bug does
   // (see driver/Lower.cpp); empty for never.
   std::string inject_failure_pass;

@@ -66,6 +66,12 @@ def make_files(work, npy):
     put("fortran", "fortran.npy", npy.header("|i1", (4,)).replace(b"False", b"True ") + bytes(4))
     put("bad_version", "bad-version.npy", ok[:6] + b"\x09\x00" + ok[8:])
     put("bad_dict", "bad-dict.npy", ok.replace(b"'descr'", b"'desc!'"))
+    put("c_ok", "prog.c", b'#include "f.h"\nint main(void) { return 0; }\n')
+    put("c_syntax", "syntax.c", b'#include "f.h"\nint main(void) { return f(0, 0, 0) + }\n')
+    put("c_garbage", "garbage.c", bytes((i * 151 + 7) % 256 for i in range(4096)))
+    put("c_undefined", "undefined.c", b'int nowhere(void);\nint main(void) { return nowhere(); }\n')
+    os.makedirs(os.path.join(work, "dir.c"), exist_ok=True)
+    f["c_dir"] = os.path.join(work, "dir.c")
     put("not_exec", "not-exec", b"#!/bin/sh\nexit 0\n")
     os.chmod(f["not_exec"], stat.S_IRUSR | stat.S_IWUSR)
     f["dir"] = work
@@ -213,6 +219,19 @@ def cases(f):
     add("options/none", [], r"no input file")
     add("options/two-files", [P, P], r"more than one input file")
     add("options/unknown", [P, "--bogus=1"], r"unknown option '--bogus=1'")
+    # C/C++ sources with kernels: a program (dspc main.c kernels.dsp).
+    C, X = f["c_ok"], f["dir"] + "/prog.elf"
+    add("c/missing-file", [f["dir"] + "/no-such.c", P, "-o", X], r"cannot open '.*no-such\.c': No such file")
+    add("c/directory", [f["c_dir"], P, "-o", X], r"cannot open '.*dir\.c': not a regular file")
+    add("c/syntax-error", [f["c_syntax"], P, "-o", X], r"syntax\.c:2:\d+: error: expected expression")
+    add("c/garbage", [f["c_garbage"], P, "-o", X], r"garbage\.c:\d+:\d+: error: ")
+    add("c/undefined-symbol", [f["c_undefined"], P, "-o", X], r"undefined symbol: nowhere")
+    add("c/no-kernels", [C], r"no \.dsp input")
+    add("c/emit", [C, P, "--emit=obj"], r"--emit=obj does not go with")
+    add("c/stdout", [C, P, "-o", "-"], r"a program needs an output file")
+    add("c/run-only-option", ["run", C, P, "--random-inputs"], r"--random-inputs does not go with C/C\+\+ sources")
+    add("c/same-stem", [C, P, P, "-o", X], r"two kernel files would both give the header 'f\.h'")
+    add("c/control", [C, P, "-o", X], None)
     for opt in ["--seed=1", "--timeout=5", "--qemu=x", "--func=f", "--keep-temps", "--check", "--session",
                 "--random-inputs", "--sim-vtcm-capacity=1", "--input", "--output"]:
         args = [P, opt] + (["A=" + f["ok_npy"]] if opt in ("--input", "--output") else [])

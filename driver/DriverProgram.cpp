@@ -1,0 +1,158 @@
+// Programs of C/C++ sources and kernels (README "C and C++ programs that call kernels"):
+//
+//   dspc main.c kernels.dsp -o app.elf      build the program
+//   dspc run main.c kernels.dsp             build it in a temporary directory and run it
+//
+// 1. each .dsp file is compiled as for --emit=obj, and its header (--emit=header) is written to
+//    an include folder, as STEM.h;
+// 2. each C/C++ source is compiled with Clang's libraries in-process (codegen/ClangCompile.cpp)
+//    with that folder on its include path, so `#include "kernels.h"` declares the kernels;
+// 3. a start-up shim (runtime-support's start-up calls dspc_main; the shim's dspc_main calls the
+//    program's main) is compiled the same way;
+// 4. lld links everything with runtime-support's libdspc_rt.a, as --emit=exe does.
+// No clang or lld binary runs.
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include <unistd.h>
+
+#include "codegen/Codegen.h"
+#include "driver/Driver.h"
+
+namespace dspc {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The start-up shim: runtime-support's _start calls dspc_main(argc, argv) (the runner's, in an
+// --emit=exe program); here it is the program's main.
+const char* kStartShim =
+    "/* dspc: runtime-support's start-up calls dspc_main; this one calls the program's main. */\n"
+    "int main(int argc, char** argv);\n"
+    "int dspc_main(int argc, char** argv);\n"
+    "int dspc_main(int argc, char** argv) { return main(argc, argv); }\n";
+
+struct TempDir {
+  std::string path;
+  bool keep = false;
+  ~TempDir() {
+    std::error_code ec;
+    if (!path.empty() && !keep) fs::remove_all(path, ec);
+  }
+};
+
+std::string stem(const std::string& path) {
+  if (path == "-") return "stdin";
+  std::string s = fs::path(path).stem().string();
+  return s.empty() ? "out" : s;
+}
+
+bool write_file(const std::string& path, const std::string& data) {
+  std::ofstream f(path, std::ios::binary);
+  f << data;
+  f.close();
+  if (f) return true;
+  std::cerr << "dspc: error: cannot write '" << path << "': " << std::strerror(errno) << "\n";
+  return false;
+}
+
+int error_exit(const std::string& msg) {
+  std::cerr << "dspc: error: " << msg << "\n";
+  return 1;
+}
+
+// Builds the program into `out_path`, with intermediate files in `work`. Returns an exit code.
+int build_program(const DriverOptions& o, const std::string& work, const std::string& out_path) {
+  Diagnostics diag(std::cerr);
+  const Target& target = o.lower.target;
+  std::string include_dir = work + "/include";
+  std::error_code ec;
+  fs::create_directories(include_dir, ec);
+  if (ec) return error_exit("cannot create '" + include_dir + "': " + ec.message());
+
+  CodegenOptions co{target, o.opt_level, o.auto_hvx && !o.lower.auto_schedule};
+  co.time_passes = o.time_passes;
+  std::vector<std::string> objects;
+  std::vector<std::string> kernels = {o.input};
+  kernels.insert(kernels.end(), o.more_inputs.begin(), o.more_inputs.end());
+  std::set<std::string> stems;
+  for (const std::string& path : kernels) {
+    std::string name = stem(path);
+    if (!stems.insert(name).second)
+      return error_exit("two kernel files would both give the header '" + name + ".h' ('" + path + "')");
+    DriverOptions one = o;
+    one.input = path;
+    SourceFile source;
+    auto c = compile_input(one, source, diag);
+    if (!c) return failure_status(diag);
+    std::string obj;
+    if (!emit_module(c->module, {}, EmitKind::Obj, co, obj, diag)) return failure_status(diag);
+    std::string obj_path = work + "/" + name + ".dsp.o";
+    if (!write_file(obj_path, obj) || !write_file(include_dir + "/" + name + ".h", emit_c_header(c->module)))
+      return 1;
+    objects.push_back(obj_path);
+  }
+
+  CSourceOptions copts;
+  copts.include_dirs = {include_dir};
+  copts.opt_level = o.opt_level;
+  copts.time_passes = o.time_passes;
+  std::string shim = work + "/dspc_start.c";
+  if (!write_file(shim, kStartShim)) return 1;
+  std::vector<std::string> sources = o.c_sources;
+  sources.push_back(shim);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    std::string obj_path = work + "/" + std::to_string(i) + "-" + stem(sources[i]) + ".o";
+    if (!compile_c_source(sources[i], target, copts, obj_path, diag)) return failure_status(diag);
+    objects.push_back(obj_path);
+  }
+  return link_executable(objects, target, o.runtime_dir, out_path, diag) ? 0 : failure_status(diag);
+}
+
+bool make_temp_dir(TempDir& tmp, const char* kind) {
+  std::string templ = std::string("/tmp/dspc-") + kind + "-XXXXXX";
+  if (!mkdtemp(templ.data())) {
+    error_exit(std::string("cannot create a temporary directory: ") + std::strerror(errno));
+    return false;
+  }
+  tmp.path = templ;
+  return true;
+}
+
+}  // namespace
+
+std::string program_default_output(const DriverOptions& o) { return stem(o.c_sources.at(0)) + ".elf"; }
+
+int program_command(const DriverOptions& o) {
+  TempDir tmp;
+  tmp.keep = o.keep_temps;
+  if (!make_temp_dir(tmp, o.run ? "run" : "build")) return 1;
+  if (o.keep_temps) std::cerr << "dspc: keeping temporary files in " << tmp.path << "\n";
+  if (!o.run) {
+    std::string out = o.output.empty() ? program_default_output(o) : o.output;
+    if (out == "-") return error_exit("a program needs an output file (-o FILE)");
+    return build_program(o, tmp.path, out);
+  }
+
+  std::string exe = tmp.path + "/" + stem(o.c_sources[0]) + ".elf";
+  if (int status = build_program(o, tmp.path, exe)) return status;
+  std::vector<std::string> cmd;
+  if (o.lower.target.is_hexagon) cmd = {o.qemu, "-cpu", DSPC_QEMU_CPU};
+  cmd.push_back(exe);
+  std::cout.flush();
+  std::string err_text, error;
+  int status = run_process(cmd, o.timeout_seconds, err_text, error);
+  std::cerr << err_text;
+  std::string name = fs::path(exe).filename().string();
+  if (status < 0) return error_exit(name + ": " + error);
+  if (status != 0) return error_exit(name + " exited with code " + std::to_string(status) + " on " + o.lower.target.name);
+  return 0;
+}
+
+}  // namespace dspc

@@ -1,0 +1,110 @@
+// dspc's command-line options, for LLVM's option library (llvm/Option), as clang's and lld's.
+// llvm-tblgen -gen-opt-parser-defs turns this into DriverOptions.inc (driver/CMakeLists.txt);
+// driver/Driver.cpp parses argv with the table and `dspc --help` prints it. The README's CLI
+// reference lists the same options (tests/cli/readme_matches_help.py compares the two).
+//
+// Every option taking a value is spelled --name=V or --name V (the Eq multiclass below).
+// An option of grp_run is read only by `dspc run`; giving it to a compile is an error.
+include "llvm/Option/OptParser.td"
+
+def grp_compile : OptionGroup<"compile">, HelpText<"Compile options">;
+def grp_general : OptionGroup<"general">, HelpText<"General options">;
+def grp_run : OptionGroup<"run">, HelpText<"Run options (dspc run)">;
+
+// --NAME=V (with the help text) and --NAME V.
+multiclass Eq<string name, string metavar, OptionGroup group, string help> {
+  def NAME # _eq : Joined<["--"], name # "=">, MetaVarName<metavar>, Group<group>, HelpText<help>;
+  def NAME : Separate<["--"], name>, Alias<!cast<Joined>(NAME # "_eq")>, Group<group>;
+}
+// --NAME V (with the help text) and --NAME=V.
+multiclass Sep<string name, string metavar, OptionGroup group, string help> {
+  def NAME : Separate<["--"], name>, MetaVarName<metavar>, Group<group>, HelpText<help>;
+  def NAME # _eq : Joined<["--"], name # "=">, Alias<!cast<Separate>(NAME)>, Group<group>;
+}
+class F<string name, OptionGroup group, string help> : Flag<["--"], name>, Group<group>, HelpText<help>;
+
+// ---- compile options
+defm target : Eq<"target", "T", grp_compile, "@TARGETS@">;
+defm emit : Eq<"emit", "KIND", grp_compile,
+  "tir, llvm, asm, obj, exe, so, header or json (default obj; exe, the\n"
+  "only kind, with C/C++ sources). json describes the module: functions,\n"
+  "parameters, results, VTCM bytes, the passes in order, code size">;
+def c : Flag<["-"], "c">, Alias<emit_eq>, AliasArgs<["obj"]>, Group<grp_compile>,
+  HelpText<"the same as --emit=obj">;
+def S : Flag<["-"], "S">, Alias<emit_eq>, AliasArgs<["asm"]>, Group<grp_compile>,
+  HelpText<"the same as --emit=asm">;
+def o : Separate<["-"], "o">, MetaVarName<"FILE">, Group<grp_compile>,
+  HelpText<"output file ('-' for standard output). Default: standard output for\n"
+           "tir/llvm/asm/header/json, FILE's stem + .o for obj, + .elf for exe,\n"
+           "+ .so for so (a shared module); with C/C++ sources, the first\n"
+           "source's stem + .elf">;
+def o_eq : Joined<["-"], "o=">, Alias<o>, Group<grp_compile>;
+def O : Joined<["-"], "O">, MetaVarName<"<level>">, Group<grp_compile>,
+  HelpText<"LLVM optimisation level: -O0, -O1, -O2 (default) or -O3">;
+def no_auto_schedule : F<"no-auto-schedule", grp_compile,
+  "leave stages without a schedule as serial loop nests (no automatic\n"
+  "vectorization, partitioning or inlining)">;
+def no_auto_hvx : F<"no-auto-hvx", grp_compile,
+  "keep LLVM's loop vectoriser off (it runs only with --no-auto-schedule,\n"
+  "and never writes HVX code)">;
+def no_vtcm_plan : F<"no-vtcm-plan", grp_compile,
+  "one HexagonBackendAllocateVTCM call per VTCM buffer, checked by summing\n"
+  "the live ones, instead of plan-vtcm's one arena per function">;
+defm print_after : Eq<"print-after", "PASS", grp_compile,
+  "print the TIR after PASS (repeatable); see --list-passes">;
+def print_after_all : F<"print-after-all", grp_compile, "print the TIR after every pass">;
+def verify_each : F<"verify-each", grp_compile, "verify the TIR after every pass">;
+def time_passes : F<"time-passes", grp_compile,
+  "time each of dspc's passes and LLVM's (optimisation and code generation),\n"
+  "and Clang's for C/C++ sources; the reports go to standard error">;
+defm vtcm_capacity : Eq<"vtcm-capacity", "BYTES", grp_compile,
+  "VTCM available to a function at compile time (default: the target's)">;
+defm runtime_dir : Eq<"runtime-dir", "DIR", grp_compile,
+  "runtime-support's per-target libraries (default: found from dspc's own\n"
+  "location: ../lib/dspc when installed, runtime-support/ beside dspc in\n"
+  "a build tree)">;
+def MD : Flag<["-"], "MD">, Group<grp_compile>,
+  HelpText<"also write a depfile (Makefile syntax, for Ninja and Make) naming\n"
+           "the output and every file the compile read: FILE, and the\n"
+           "runtime-support library it links for exe and so. Written next to\n"
+           "the output with its extension replaced by .d, or to -MF's file">;
+def MF : JoinedOrSeparate<["-"], "MF">, MetaVarName<"FILE">, Group<grp_compile>,
+  HelpText<"the depfile's path (goes with -MD); -MFFILE works too">;
+defm inject_internal_error : Eq<"inject-internal-error", "PASS[:KIND]", grp_compile,
+  "for testing dspc itself: make PASS fail like a compiler bug (exit\n"
+  "code 2, \"dspc: internal error in pass PASS: ...\"); KIND is check\n"
+  "(the default), make or invalid-tir">;
+
+// ---- general
+def help : F<"help", grp_general, "print this help">;
+def h : Flag<["-"], "h">, Alias<help>, Group<grp_general>;
+def version : F<"version", grp_general, "print dspc's version and the LLVM version it is built on">;
+def list_passes : F<"list-passes", grp_general, "list the passes in pipeline order">;
+def list_targets : F<"list-targets", grp_general, "list the targets">;
+
+// ---- run options
+defm func : Eq<"func", "NAME", grp_run, "the function to run (needed when FILE has several)">;
+defm input : Sep<"input", "NAME=FILE.npy", grp_run, "an input (repeat for each input)">;
+defm output : Sep<"output", "NAME=FILE.npy", grp_run, "save an output instead of printing it">;
+def random_inputs : F<"random-inputs", grp_run,
+  "make the inputs not given with --input from --seed (default 1)">;
+defm seed : Eq<"seed", "N", grp_run, "the seed of --random-inputs">;
+def check : F<"check", grp_run, "compare every output with the reference interpreter, bit for bit">;
+defm sim_vtcm_capacity : Eq<"sim-vtcm-capacity", "BYTES", grp_run, "the VTCM pool's capacity while running">;
+defm timeout : Eq<"timeout", "SECONDS", grp_run, "stop the program after this long (default 600)">;
+defm qemu : Eq<"qemu", "PATH", grp_run,
+  "the simulator (default: the one found at build time if it is still\n"
+  "there, else qemu-hexagon on the PATH)">;
+def keep_temps : F<"keep-temps", grp_run, "keep the temporary directory and print its path">;
+def session : F<"session", grp_run,
+  "run through the host runtime instead of a linked runner: compile a\n"
+  "shared module (--emit=so), open a session (qemu-hexagon + the device\n"
+  "server, or in-process for host), copy inputs in, call, copy outputs\n"
+  "out; --timeout is the session's deadline, --sim-vtcm-capacity its VTCM">;
+def json : F<"json", grp_run,
+  "print one JSON object on standard output instead of the outputs:\n"
+  "each output's name, dtype, shape (and values if small), whether\n"
+  "--check passed, and the compile, codegen, link and run wall times">;
+defm json_max_values : Eq<"json-max-values", "N", grp_run,
+  "with --json, include an output's values when it has at most N\n"
+  "elements (default 64; 0: never)">;
