@@ -17,6 +17,7 @@
 
 #include "codegen/Codegen.h"
 #include "driver/Compile.h"
+#include "driver/GraphJson.h"
 #include "driver/Lower.h"
 #include "driver/ModuleJson.h"
 #include "compiler/ir/Printer.h"
@@ -42,17 +43,21 @@ Input is a .dsp file, or TIR as printed by --emit=tir. FILE '-' reads standard i
 
 Compile options:
 )";
-const char* kUsageTail = R"(  --emit=KIND            tir, llvm, asm, obj, exe, so, header or json (default obj). json
-                         describes the module: functions, parameters, results, VTCM bytes,
-                         the passes in order, code size (see the README)
+const char* kUsageTail = R"(  --emit=KIND            tir, llvm, asm, obj, exe, so, header, json or graph-json (default
+                         obj). json describes the module: functions, parameters, results,
+                         VTCM bytes, the passes in order, code size (see the README);
+                         graph-json the file's graphs, as TVM's graph JSON with placements
+                         and device groups
   -o FILE                output file ('-' for standard output). Default: standard output for
                          tir/llvm/asm/header/json, FILE's stem + .o for obj, + .elf for exe,
-                         + .so for so (a shared module with checked entries)
+                         + .so for so (a shared module with checked entries); graph-json: standard output
   -O0 -O1 -O2 -O3        LLVM optimisation level (default -O2)
   --no-auto-schedule     leave stages without a schedule as serial loop nests (no automatic
                          vectorization, partitioning or inlining)
   --no-auto-hvx          keep LLVM's loop vectoriser off (it runs only with
                          --no-auto-schedule, and never writes HVX code)
+  --no-group-device-calls  run a graph's calls in source order, one device call per device
+                         node (the baseline for group-device-calls)
   --print-after=PASS     print the TIR after PASS (repeatable); see --list-passes
   --print-after-all      print the TIR after every pass
   --verify-each          verify the TIR after every pass
@@ -239,6 +244,7 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     if (a == "--verify-each") { o.lower.verify_each = true; continue; }
     if (a == "--no-auto-hvx") { o.auto_hvx = false; continue; }
     if (a == "--no-auto-schedule") { o.lower.auto_schedule = false; continue; }
+    if (a == "--no-group-device-calls") { o.lower.group_device_calls = false; continue; }
     if (a == "--random-inputs") { o.random_inputs = true; run_only.push_back(a); continue; }
     if (a == "--check") { o.check = true; run_only.push_back(a); continue; }
     if (a == "--keep-temps") { o.keep_temps = true; run_only.push_back(a); continue; }
@@ -266,8 +272,8 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
       if (r < 0 || v.empty()) return missing("--emit");
       compile_only.push_back("--emit");
       if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "so" && v != "header" &&
-          v != "json")
-        return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header, json)");
+          v != "json" && v != "graph-json")
+        return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header, json, graph-json)");
       o.emit = v;
       continue;
     }
@@ -517,7 +523,7 @@ bool compile_and_link(const DriverOptions& o, const Compilation& c, const std::s
 
 bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag,
                      EmitTimings* timings) {
-  auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
+  auto entries = c.program ? entries_of(*c.program, c.module) : entries_of(c.module);
   return compile_and_link(o, c, out_path, false, entries, diag, timings, [&](const std::string& obj_path) {
     return link_executable({obj_path}, o.lower.target, o.runtime_dir, out_path, diag);
   });
@@ -525,7 +531,7 @@ bool emit_executable(const DriverOptions& o, const Compilation& c, const std::st
 
 bool emit_shared(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag,
                  EmitTimings* timings) {
-  auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
+  auto entries = c.program ? entries_of(*c.program, c.module) : entries_of(c.module);
   bool ok = compile_and_link(o, c, out_path, true, entries, diag, timings, [&](const std::string& obj_path) {
     return link_shared(obj_path, o.lower.target, o.runtime_dir, out_path, diag);
   });
@@ -548,10 +554,10 @@ bool describe_module(const DriverOptions& o, const Compilation& c, std::string& 
   extras.source = o.input;
   extras.opt_level = o.opt_level;
   for (const std::string& p : pass_names())
-    if (c.program || p != "schedule-ops") extras.passes.push_back(p);  // TIR input starts after it
+    if (c.program || (p != "schedule-ops" && p != "group-device-calls")) extras.passes.push_back(p);  // TIR: after them
   extras.text_bytes = size.text_bytes;
   extras.function_bytes = size.functions;
-  auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
+  auto entries = c.program ? entries_of(*c.program, c.module) : entries_of(c.module);
   out = module_json(c.module, entries, o.lower.target, "", &extras);
   return true;
 }
@@ -598,6 +604,10 @@ int compile_outputs(const DriverOptions& o, const std::string& out) {
 
   if (o.emit == "tir") return write_output(out, print_module(c->module)) ? 0 : 1;
   if (o.emit == "header") return write_output(out, emit_c_header(c->module)) ? 0 : 1;
+  if (o.emit == "graph-json") {
+    if (!c->program || c->program->graphs.empty()) return usage_error("--emit=graph-json needs a .dsp file with a graph");
+    return write_output(out, graph_json(*c->program, c->module)) ? 0 : 1;
+  }
   if (o.emit == "json") {
     std::string json;
     if (!describe_module(o, *c, json, diag)) return failure_status(diag);
@@ -619,7 +629,8 @@ int compile_outputs(const DriverOptions& o, const std::string& out) {
 }
 
 int compile_command(const DriverOptions& o) {
-  bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header" || o.emit == "json";
+  bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header" || o.emit == "json" ||
+              o.emit == "graph-json";
   std::string out = o.output;
   if (out.empty()) out = text ? "-" : stem_of(o.input) + (o.emit == "exe" ? ".elf" : o.emit == "so" ? ".so" : ".o");
   if (o.depfile && out == "-") return usage_error("-MD needs an output file (-o FILE): a depfile names it");

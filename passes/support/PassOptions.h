@@ -21,6 +21,9 @@ struct LowerOptions {
   // Stages without a schedule get the automatic one (vectorized innermost dimension,
   // partitioned boundaries); false leaves them as plain serial loop nests.
   bool auto_schedule = true;
+  // group-device-calls orders a graph's calls so that device calls run together, one device
+  // function per group; false: source order, one device function per device call (a baseline).
+  bool group_device_calls = true;
   // Run the verifier after every pass (always on in debug builds).
   bool verify_each = false;
   // Print the TIR after these passes (kebab-case names), or after all of them.

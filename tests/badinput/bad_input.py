@@ -107,6 +107,7 @@ def cases(f):
     string("--target", [P], "hexagon-v99", r"unknown target 'hexagon-v99'")
     add("--target/negative", [P, "--target=-5"], r"unknown target '-5'")
     string("--emit", [P], "pdf", r"unknown --emit kind 'pdf'")
+    add("--emit/graph-json-without-graph", [P, "--emit=graph-json"], r"--emit=graph-json needs a \.dsp file with a graph")
     string("--print-after", [P], "no-such-pass", r"unknown pass 'no-such-pass' in --print-after")
     string("--inject-internal-error", [P], "no-such-pass", r"--inject-internal-error, got 'no-such-pass'")
     add("--inject-internal-error/bad-kind", [P, "--inject-internal-error=simplify:boom"],
