@@ -96,6 +96,8 @@ Run options (dspc run):
   --json                 print one JSON object on standard output instead of the outputs:
                          each output's name, dtype, shape (and values if small), whether
                          --check passed, and the compile, codegen, link and run wall times
+  --repeat=N             run a graph N times in one session (default 1): round trips and
+                         time are reported per inference
   --json-max-values=N    with --json, include an output's values when it has at most N
                          elements (default 64; 0: never)
 )";
@@ -348,6 +350,14 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
         return usage_error("--json-max-values needs a whole number from 0 to 1000000000, got '" + v + "'");
       o.json_max_values = n;
       o.json_max_values_given = true;
+      continue;
+    }
+    if ((r = value(a, "--repeat", v))) {
+      if (r < 0) return missing("--repeat");
+      run_only.push_back("--repeat");
+      int64_t n = 0;
+      if (!parse_int(v, n) || n < 1 || n > 1000000) return usage_error("--repeat needs a count from 1 to 1000000, got '" + v + "'");
+      o.repeat = static_cast<int>(n);
       continue;
     }
     if ((r = value(a, "--timeout", v))) {

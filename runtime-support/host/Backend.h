@@ -2,6 +2,7 @@
 // over the shared arena) and Local (in-process, for the host target). Internal to dspc_host.
 #pragma once
 
+#include <atomic>
 #include <mutex>
 
 #include "dspc/host.h"
@@ -45,6 +46,8 @@ class Backend {
 
   std::chrono::milliseconds deadline{5000};
   std::mutex mutex;  // one request at a time
+  // Requests sent to the device server and answered (Session::round_trips); in-process: none.
+  std::atomic<uint64_t> round_trips{0};
 };
 
 std::shared_ptr<Backend> make_remote_backend(const SessionOptions& options);

@@ -397,6 +397,7 @@ class Remote final : public Backend {
   Reply post_and_wait(const uint8_t* bytes, size_t n, uint16_t op) {
     if (!open_) throw Error(ErrorKind::Closed, "the session is closed");
     uint32_t seq = ++seq_;
+    round_trips.fetch_add(1, std::memory_order_relaxed);  // a message, whatever its answer
     std::memcpy(arena_ + DSPC_PROTO_REQUEST_OFFSET, bytes, n);
     __atomic_store_n(&ctl_->request_seq, seq, __ATOMIC_SEQ_CST);  // xchg: a full fence
     if (__atomic_load_n(&ctl_->server_waiting, __ATOMIC_SEQ_CST))  // else it is spinning

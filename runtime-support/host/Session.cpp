@@ -63,6 +63,10 @@ std::string Session::last_error() {
   std::lock_guard<std::mutex> lock(b.mutex);
   return b.last_error();
 }
+uint64_t Session::round_trips() const {
+  return backend_ ? backend_->round_trips.load(std::memory_order_relaxed) : 0;
+}
+
 std::chrono::milliseconds Session::deadline() const {
   return need(backend_).deadline;
 }

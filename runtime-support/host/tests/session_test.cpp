@@ -42,6 +42,26 @@ TEST_P(SessionTest, AddsThroughThePackedEntry) {
   m.function("empty")();
 }
 
+// The round-trip counter: a call is one message, a copy none (it is a memcpy into the shared
+// arena); an in-process session sends no messages at all.
+TEST_P(SessionTest, CountsRoundTripsOfCallsNotCopies) {
+  Session s(options());
+  auto m = Module::load(s, module_path(GetParam(), "v1"));
+  auto add = m.function("add_i32");
+  std::vector<int32_t> a(1024, 5), c(1024);
+  DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
+  bool remote = GetParam() != "host";
+  uint64_t setup = s.round_trips();
+  EXPECT_EQ(setup > 0, remote);  // open, load, lookup, three allocations
+  A.copy_from_host(a);
+  B.copy_from_host(a);
+  EXPECT_EQ(s.round_trips(), setup);
+  for (int i = 0; i < 3; i++) add(A, B, C);
+  C.copy_to_host(c);
+  EXPECT_EQ(c[7], 10);
+  EXPECT_EQ(s.round_trips() - setup, remote ? 3u : 0u);
+}
+
 TEST_P(SessionTest, StagesThroughVtcmWithVtcmArguments) {
   Session s(options());
   auto m = Module::load(s, module_path(GetParam(), "v1"));

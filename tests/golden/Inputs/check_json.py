@@ -62,8 +62,16 @@ def check_run(args):
     d = json.load(open(path))
     keys = ["format", "version", "source", "function", "target", "mode", "status", "error", "outputs", "check",
             "timings_ms"]
+    if d.get("mode") == "graph" and "graph" in d:  # a graph's run adds its round trips
+        keys.append("graph")
     want(list(d) == keys, f"keys {list(d)} != {keys}")
     want(d["format"] == "dspc-run" and d["version"] == 1, "wrong format/version")
+    if "graph" in d:
+        g = d["graph"]
+        rt = g["round_trips"]
+        want(rt["inferences"] == rt["per_inference"] * g["inferences"], "round trips per inference disagree")
+        want(g["device_calls_per_inference"] == g["device_groups"], "one device call per device group")
+        want(g["device_groups"] >= rt["per_inference"], "more round trips than device groups")
     want(d["status"] == status, f"status {d['status']!r}, expected {status!r}")
     want((d["error"] is None) == (status != "error"), f"error {d['error']!r} with status {status}")
     for name, ms in d["timings_ms"].items():

@@ -109,6 +109,11 @@ class Session {
   std::string last_error();  // the device's last error text
   std::chrono::milliseconds deadline() const;
   void set_deadline(std::chrono::milliseconds d);
+  // Round trips so far: every message exchange with the device server (open, allocations,
+  // loads, lookups, calls, frees, ...). Copies in and out of device memory go through the shared
+  // arena and send no message, so they count nothing. In-process sessions (target "host")
+  // send no messages: always 0. Read it before and after a piece of work to count that work's.
+  uint64_t round_trips() const;
 
   // For failure tests: sends raw bytes as a request (the server must answer with an error
   // reply), and asks the server for a deliberately malformed reply (DSPC_PROTO_BAD_*).
