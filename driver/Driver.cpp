@@ -98,6 +98,8 @@ Run options (dspc run):
                          --check passed, and the compile, codegen, link and run wall times
   --repeat=N             run a graph N times in one session (default 1): round trips and
                          time are reported per inference
+  --lazy-calls           run a graph with the host runtime's lazy call queue: device calls
+                         are queued and sent as one request at the next copy
   --json-max-values=N    with --json, include an output's values when it has at most N
                          elements (default 64; 0: never)
 )";
@@ -252,6 +254,7 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     if (a == "--keep-temps") { o.keep_temps = true; run_only.push_back(a); continue; }
     if (a == "--session") { o.session = true; run_only.push_back(a); continue; }
     if (a == "--json") { o.json = true; run_only.push_back(a); continue; }
+    if (a == "--lazy-calls") { o.lazy_calls = true; run_only.push_back(a); continue; }
     if (a == "-MD") { o.depfile = true; continue; }
     if (starts_with(a, "-MF")) {  // -MF FILE or -MFFILE, as clang and gcc take it
       if (a.size() > 3) {

@@ -177,6 +177,7 @@ int run_graph(const DriverOptions& o, const Compilation& c, const Graph& g, cons
   run.timeout_seconds = o.timeout_seconds;
   run.vtcm_capacity = o.sim_vtcm_capacity;
   run.iterations = o.repeat;
+  run.lazy_calls = o.lazy_calls;
 
   // 3. Run.
   std::vector<std::vector<uint8_t>> bytes;
@@ -190,7 +191,7 @@ int run_graph(const DriverOptions& o, const Compilation& c, const Graph& g, cons
   char ms_text[32];
   std::snprintf(ms_text, sizeof ms_text, "%.3f", per_inference_ms);
   std::cerr << "graph " << g.name << ": " << plan->device_groups() << " device group"
-            << (plan->device_groups() == 1 ? "" : "s") << (plan->grouped ? "" : " (grouping off)")  << ", "
+            << (plan->device_groups() == 1 ? "" : "s") << (plan->grouped ? "" : " (grouping off)") << (o.lazy_calls ? " (lazy calls)" : "") << ", "
             << per_inference_rt << " device round trip" << (per_inference_rt == 1 ? "" : "s")
             << " per inference (" << stats.setup_round_trips << " to set up, " << stats.teardown_round_trips
             << " to close), " << stats.crossings << " host<->device copies, " << run.iterations << " inference"
@@ -198,6 +199,7 @@ int run_graph(const DriverOptions& o, const Compilation& c, const Graph& g, cons
   Json gj;
   gj["name"] = g.name;
   gj["grouped"] = plan->grouped;
+  gj["lazy_calls"] = o.lazy_calls;
   gj["device_groups"] = plan->device_groups();
   gj["device_calls_per_inference"] = stats.device_calls;
   gj["host_calls_per_inference"] = stats.host_calls;

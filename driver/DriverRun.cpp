@@ -324,6 +324,7 @@ int run_command(const DriverOptions& o) {
       report.finish(status, error);
     });
   if (o.repeat != 1) return error_exit("--repeat goes with a graph (" + source.path + " runs a func)");
+  if (o.lazy_calls) return error_exit("--lazy-calls goes with a graph (" + source.path + " runs a func)");
 
   // Pick the function and its signature.
   auto entries = c->program ? entries_of(*c->program) : entries_of(c->module);

@@ -57,6 +57,7 @@ struct GraphRun {
   int timeout_seconds = 600;
   int64_t vtcm_capacity = -1;
   int iterations = 1;
+  bool lazy_calls = false;  // SessionOptions::lazy_calls for the device session
   std::vector<GraphRunTensor> tensors;
   std::vector<int> inputs, outputs;
   std::vector<std::vector<uint8_t>> input_bytes;  // per graph input

@@ -153,6 +153,7 @@ def cases(f):
     numeric("--repeat", RI, r"--repeat needs a count from 1 to 1000000, got '.*'|empty value for --repeat",
             extra=[("zero", "0"), ("over-a-million", "1000001")])
     add("--repeat/not-a-graph", RI + ["--repeat=2"], r"--repeat goes with a graph")
+    add("--lazy-calls/not-a-graph", RI + ["--lazy-calls"], r"--lazy-calls goes with a graph")
     string("--func", RI, "nosuch", r"no function 'nosuch' in .*f\.dsp \(functions: f\)")
     string("--qemu", ["run", P, "--random-inputs"], None, None)
     add("--qemu/missing-file", ["run", P, "--random-inputs", "--qemu=" + f["missing"]],
@@ -218,7 +219,7 @@ def cases(f):
     add("options/two-files", [P, P], r"more than one input file")
     add("options/unknown", [P, "--bogus=1"], r"unknown option '--bogus=1'")
     for opt in ["--seed=1", "--timeout=5", "--qemu=x", "--func=f", "--keep-temps", "--check", "--session",
-                "--random-inputs", "--sim-vtcm-capacity=1", "--input", "--output", "--repeat=2"]:
+                "--random-inputs", "--sim-vtcm-capacity=1", "--input", "--output", "--repeat=2", "--lazy-calls"]:
         args = [P, opt] + (["A=" + f["ok_npy"]] if opt in ("--input", "--output") else [])
         add(f"run-only/{opt}", args, re.escape(opt.split("=")[0]) + r" goes with 'dspc run'")
     for opt in [["-o", f["dir"] + "/x"], ["--emit=llvm"]]:
