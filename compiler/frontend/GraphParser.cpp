@@ -1,6 +1,6 @@
 // The `graph` form: a dataflow graph of calls to the file's funcs.
 //
-// 1. Syntax: `graph NAME(INPUTS) -> (RESULTS) { NAMES = [@host] FUNC(ARGS) ... }`, one call a
+// 1. Syntax: `graph NAME(INPUTS) -> (RESULTS) { [@host] NAMES = [@host] FUNC(ARGS) ... }`, one call a
 //    statement (`;` or a new line between them). A syntax error skips the graph.
 // 2. Meaning, in source order: the signature's tensors; each call's callee, placement and
 //    results (a result named in the signature must match its declared dtype and shape; `_`
@@ -76,11 +76,17 @@ std::optional<GraphDecl> parse_graph_syntax(TokenStream& ts, ErrorLog& log) {
       if (g.calls.size() >= kMaxStages)
         ts.fail(ts.peek().span, "graph '" + g.name + "' has more than " + std::to_string(kMaxStages) + " calls");
       GraphCallDecl c;
+      // The placement may also open the statement: `@host b = f(a)`.
+      if (ts.accept(Tok::At)) c.placement = name_of(ts.expect(Tok::Ident, "placement after '@' (host)"));
       do {
         c.results.push_back(name_of(ts.expect(Tok::Ident, "tensor name or '}'")));
       } while (ts.accept(Tok::Comma));
       ts.expect(Tok::Assign);
-      if (ts.accept(Tok::At)) c.placement = name_of(ts.expect(Tok::Ident, "placement after '@' (host)"));
+      if (ts.at(Tok::At)) {
+        if (c.placement) ts.fail(ts.peek().span, "the call already has a placement");
+        ts.next();
+        c.placement = name_of(ts.expect(Tok::Ident, "placement after '@' (host)"));
+      }
       c.func = name_of(ts.expect(Tok::Ident, "function name"));
       ts.expect(Tok::LParen);
       if (!ts.at(Tok::RParen)) {

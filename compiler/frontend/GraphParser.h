@@ -24,7 +24,7 @@ struct GraphName {
   Span span;
 };
 
-// NAME, ... = [@PLACEMENT] FUNC(ARG, ...)
+// [@PLACEMENT] NAME, ... = [@PLACEMENT] FUNC(ARG, ...)   (the placement at most once)
 struct GraphCallDecl {
   std::vector<GraphName> results;
   std::optional<GraphName> placement;  // the word after '@'
