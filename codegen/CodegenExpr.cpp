@@ -216,11 +216,23 @@ llvm::Value* FunctionCodegen::eval_dot4_add(const Binary* op) {
       if (const auto* i = byte.as<IntImm>(); i && i->value > 127) return nullptr;
   std::vector<llvm::Value*> v, s;
   llvm::Value* acc = eval(op->a);
-  for (int j = 0; j < 4; ++j) {
-    v.push_back(eval(vecs[j]));
-    s.push_back(eval(bytes[j]));
+  for (int j = 0; j < 4; ++j) s.push_back(eval(bytes[j]));
+  // The four vectors are bytes j, j + 4, j + 8, ... of one dense span (a layout that keeps
+  // each lane's four bytes together, such as Bq[k / 4, n * 4 + k % 4]): one dense load is
+  // already in the order a dot product reads, so nothing is shuffled.
+  if (Expr span = packed_dot4_span(vecs)) {
+    llvm::Value* packed = eval(span);
+    if (llvm::Value* r = hooks_->dot4_add_packed(b_, acc, packed, s, any_signed)) return r;
+    unsigned n = op->dtype.lanes;
+    for (unsigned j = 0; j < 4; ++j) {
+      std::vector<int> mask;
+      for (unsigned i = 0; i < n; ++i) mask.push_back(static_cast<int>(4 * i + j));
+      v.push_back(b_.CreateShuffleVector(packed, mask));
+    }
+  } else {
+    for (int j = 0; j < 4; ++j) v.push_back(eval(vecs[j]));
+    if (llvm::Value* r = hooks_->dot4_add(b_, acc, v, s, any_signed)) return r;
   }
-  if (llvm::Value* r = hooks_->dot4_add(b_, acc, v, s, any_signed)) return r;
   // The target has none: the same arithmetic in generic IR.
   llvm::Value* group = nullptr;
   for (int j = 0; j < 4; ++j) {
@@ -305,18 +317,31 @@ llvm::Value* FunctionCodegen::eval_shift(const Binary* op, llvm::Value* a, llvm:
   bool left = op->op == BinaryOp::Shl;
   bool arith = !left && t.is_int();
   llvm::Value* zero = constant(ty, 0);
+  // One shift by an in-range amount. LLVM 19's Hexagon backend cannot select a <2 x i16> shift
+  // by a splat ("Cannot select: i16 = truncate", found by tools/difftest.py), so that type
+  // shifts in 32-bit lanes: exact for amounts below 16.
+  auto shift = [&](llvm::Value* x, llvm::Value* n) {
+    auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
+    if (target_.is_hexagon && vt && vt->getNumElements() == 2 && vt->getScalarSizeInBits() == 16) {
+      auto* wide = llvm::FixedVectorType::get(b_.getInt32Ty(), 2);
+      llvm::Value* wx = arith ? b_.CreateSExt(x, wide) : b_.CreateZExt(x, wide);
+      llvm::Value* wn = b_.CreateZExt(n, wide);
+      llvm::Value* r = left ? b_.CreateShl(wx, wn) : arith ? b_.CreateAShr(wx, wn) : b_.CreateLShr(wx, wn);
+      return b_.CreateTrunc(r, vt);
+    }
+    return left ? b_.CreateShl(x, n) : arith ? b_.CreateAShr(x, n) : b_.CreateLShr(x, n);
+  };
   if (std::optional<int64_t> c = const_int(op->b)) {
     bool in_range =
         t.is_int() ? (*c >= 0 && *c < bits) : static_cast<uint64_t>(*c) < static_cast<uint64_t>(bits);
-    if (in_range) return left ? b_.CreateShl(a, b) : arith ? b_.CreateAShr(a, b) : b_.CreateLShr(a, b);
-    return arith ? b_.CreateAShr(a, constant(ty, bits - 1)) : zero;
+    if (in_range) return shift(a, b);
+    return arith ? shift(a, constant(ty, bits - 1)) : zero;
   }
   // Read as unsigned, a negative signed amount is >= bits too.
   llvm::Value* out = b_.CreateICmpUGE(b, constant(ty, bits));
-  if (arith) return b_.CreateAShr(a, b_.CreateSelect(out, constant(ty, bits - 1), b));
+  if (arith) return shift(a, b_.CreateSelect(out, constant(ty, bits - 1), b));
   llvm::Value* safe = b_.CreateSelect(out, zero, b);
-  llvm::Value* s = left ? b_.CreateShl(a, safe) : b_.CreateLShr(a, safe);
-  return b_.CreateSelect(out, zero, s);
+  return b_.CreateSelect(out, zero, shift(a, safe));
 }
 
 llvm::Value* FunctionCodegen::eval_unary(const Unary* op) {
@@ -419,6 +444,19 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
     if (op->name == kIsNullptr)
       return b_.CreateICmpEQ(eval(op->args[0]),
                              llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx_, 0)));
+    if (op->name == kPrefetch) {
+      llvm::Value* at = b_.CreateInBoundsGEP(b_.getInt8Ty(), eval(op->args[0]), b_.CreateSExt(eval(op->args[1]), index_type_));
+      std::vector<llvm::Value*> box;
+      for (size_t k = 2; k < 5; ++k) box.push_back(eval(op->args[k]));
+      if (!hooks_->prefetch_box(b_, at, box[0], box[1], box[2])) {
+        // No box prefetch on this target: a hint for the first line.
+        b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {at->getType()},
+                           {at, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+      }
+      return b_.getInt32(0);
+    }
+    if (op->name == kHandleAdd)
+      return b_.CreateInBoundsGEP(b_.getInt8Ty(), eval(op->args[0]), b_.CreateSExt(eval(op->args[1]), index_type_));
     if (op->name == kThrowLastError) {
       // The message is already recorded by the runtime; the caller reads it after we fail.
       b_.CreateRet(b_.getInt32(-1));
@@ -476,6 +514,26 @@ std::pair<Expr, int64_t> split_constant(const Expr& e) {
 
 }  // namespace
 
+// The dense load of 4n bytes that `vecs` (four n-lane u8 loads) are the four stride-4 strands
+// of: the same buffer at ramp(base + j, 4, n) for j = 0..3. Null otherwise.
+Expr FunctionCodegen::packed_dot4_span(const std::vector<Expr>& vecs) const {
+  const auto* first = vecs[0].as<Load>();
+  if (!first || first->indices.size() != 1 || first->dtype.bits != 8) return Expr();
+  const auto* r0 = first->indices[0].as<Ramp>();
+  if (!r0 || const_int(r0->stride) != std::optional<int64_t>(4)) return Expr();
+  auto [rest0, c0] = split_constant(r0->base);
+  for (int j = 1; j < 4; ++j) {
+    const auto* l = vecs[j].as<Load>();
+    const auto* r = l && l->indices.size() == 1 ? l->indices[0].as<Ramp>() : nullptr;
+    if (!r || l->buffer != first->buffer || l->dtype != first->dtype || r->lanes != r0->lanes ||
+        const_int(r->stride) != std::optional<int64_t>(4))
+      return Expr();
+    auto [rest, c] = split_constant(r->base);
+    if (c != c0 + j || (rest || rest0 ? !(rest && rest0 && same_expr(rest, rest0)) : false)) return Expr();
+  }
+  return Load::make(first->buffer, {Ramp::make(r0->base, make_const(r0->base.dtype(), 1), 4 * r0->lanes)});
+}
+
 // A dense vector load at rest + c whose `rest` is a multiple of the register width, with c not
 // one: one aligned load per register-wide piece of the span and a constant shuffle per piece,
 // so that neighbouring taps (x - 1, x, x + 1) share their aligned loads and the backend
@@ -520,13 +578,124 @@ llvm::Value* FunctionCodegen::realigned_load(const Load* op, llvm::Type* mty) {
   return b_.CreateBitCast(llvm::concatenateVectors(b_, pieces), mty);
 }
 
+// `e`, an i32 vector index of `lanes` lanes, as base + off[i] in lane i with a scalar base and
+// constant offsets; false when it is not of that form. Division and modulo by a constant c
+// are taken only when the base is a known multiple of c, so that they act on the offsets
+// alone (exact for dspc's floor division).
+bool FunctionCodegen::lane_offsets(const Expr& e, int lanes, Expr& base, std::vector<int64_t>& off) const {
+  if (const auto* r = e.as<Ramp>()) {
+    std::optional<int64_t> stride = const_int(r->stride);
+    if (!stride || r->lanes != lanes) return false;
+    base = r->base;
+    off.clear();
+    for (int i = 0; i < lanes; ++i) off.push_back(i * *stride);
+    return true;
+  }
+  if (const auto* bc = e.as<Broadcast>()) {
+    if (bc->lanes != lanes) return false;
+    base = bc->value;
+    off.assign(lanes, 0);
+    return true;
+  }
+  const auto* op = e.as<Binary>();
+  if (!op) return false;
+  std::optional<int64_t> c;
+  if (const auto* bc = op->b.as<Broadcast>()) c = const_int(bc->value);
+  Expr ba, bb;
+  std::vector<int64_t> oa, ob;
+  switch (op->op) {
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+      if (!lane_offsets(op->a, lanes, ba, oa) || !lane_offsets(op->b, lanes, bb, ob)) return false;
+      base = Binary::make(op->op, ba, bb);
+      off.resize(lanes);
+      for (int i = 0; i < lanes; ++i) off[i] = op->op == BinaryOp::Add ? oa[i] + ob[i] : oa[i] - ob[i];
+      return true;
+    case BinaryOp::Mul:
+      if (!c || !lane_offsets(op->a, lanes, ba, oa)) return false;
+      base = Binary::make(BinaryOp::Mul, ba, make_const(ba.dtype(), *c));
+      off.resize(lanes);
+      for (int i = 0; i < lanes; ++i) off[i] = oa[i] * *c;
+      return true;
+    case BinaryOp::Div:
+    case BinaryOp::Mod: {
+      if (!c || *c <= 0 || *c > kMaxMultiple || !lane_offsets(op->a, lanes, ba, oa)) return false;
+      std::optional<int64_t> k = const_int(ba);
+      if (!(k ? *k % *c == 0 : known_multiple(ba) % *c == 0)) return false;
+      auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
+      off.resize(lanes);
+      for (int i = 0; i < lanes; ++i)
+        off[i] = op->op == BinaryOp::Div ? floor_div(oa[i], *c) : oa[i] - floor_div(oa[i], *c) * *c;
+      if (op->op == BinaryOp::Mod)
+        base = make_const(ba.dtype(), 0);
+      else
+        base = k ? make_const(ba.dtype(), *k / *c) : Binary::make(BinaryOp::Div, ba, make_const(ba.dtype(), *c));
+      return true;
+    }
+    default: return false;
+  }
+}
+
+// A vector load whose lanes read F rows S elements apart, interleaved: lane i reads
+// base + (i % F) * S + i / F (F = 2, 4 or 8), as a layout change such as
+// Bq[ko, l] = B[ko * 4 + l % 4, l / 4] does. F dense row loads (aligned where the base is),
+// then log2(F) rounds of two-way interleaves of ever wider units, which HVX does with vshuff,
+// instead of a lane-by-lane gather. Null when the load is not of that form.
+llvm::Value* FunctionCodegen::interleaved_load(const Load* op, llvm::Type* mty) {
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(mty);
+  if (!vt || op->indices.size() != 1 || !vt->getElementType()->isIntegerTy() || vt->getScalarSizeInBits() % 8)
+    return nullptr;
+  int lanes = op->dtype.lanes;
+  Expr base;
+  std::vector<int64_t> off;
+  if (!lane_offsets(op->indices[0], lanes, base, off) || lanes < 2) return nullptr;
+  int64_t stride = off[1] - off[0];
+  for (int f = 2; f <= 8; f *= 2) {
+    if (lanes % f || vt->getScalarSizeInBits() * f > 64) continue;
+    int rows_len = lanes / f;
+    bool match = true;
+    for (int i = 0; i < lanes && match; ++i) match = off[i] - off[0] == (i % f) * stride + i / f;
+    // A row stride below the row length would make the rows overlap: a plain gather then.
+    if (!match || stride < rows_len || rows_len < 2) continue;
+    std::vector<llvm::Value*> rows;
+    for (int j = 0; j < f; ++j) {
+      Expr at = Binary::make(BinaryOp::Add, base, make_const(base.dtype(), off[0] + j * stride));
+      rows.push_back(eval(Load::make(op->buffer, {Ramp::make(at, make_const(base.dtype(), 1), rows_len)})));
+    }
+    for (unsigned unit = vt->getScalarSizeInBits(); rows.size() > 1; unit *= 2) {
+      std::vector<llvm::Value*> next;
+      for (size_t p = 0; p < rows.size(); p += 2) {
+        auto* ut = llvm::FixedVectorType::get(b_.getIntNTy(unit), lanes * vt->getScalarSizeInBits() / unit / rows.size());
+        llvm::Value* x = b_.CreateBitCast(rows[p], ut);
+        llvm::Value* y = b_.CreateBitCast(rows[p + 1], ut);
+        next.push_back(b_.CreateShuffleVector(x, y, llvm::createInterleaveMask(ut->getNumElements(), 2)));
+      }
+      rows = std::move(next);
+    }
+    return b_.CreateBitCast(rows[0], mty);
+  }
+  return nullptr;
+}
+
 llvm::Value* FunctionCodegen::eval_load(const Load* op) {
   llvm::Type* mty = memory_type(ctx_, op->dtype);
   if (!op->dtype.is_bool())
     if (llvm::Value* v = realigned_load(op, mty)) return v;
+  if (!op->dtype.is_bool() && op->dtype.is_vector())
+    if (llvm::Value* v = interleaved_load(op, mty)) return v;
   Access a = address(op->buffer, op->indices);
   llvm::Value* v = nullptr;
-  if (a.is_gather) {
+  if (a.is_gather && target_.is_hexagon) {
+    // Lane by lane, as LLVM would scalarize llvm.masked.gather for Hexagon anyway (no HVX
+    // gather from ordinary memory): LLVM 19 aborts on some small gathers whose result is
+    // truncated and compared ("Do not know how to scalarize", found by tools/difftest.py).
+    auto* vt = llvm::cast<llvm::FixedVectorType>(mty);
+    v = llvm::PoisonValue::get(vt);
+    for (unsigned i = 0; i < vt->getNumElements(); ++i) {
+      llvm::Value* p = b_.CreateExtractElement(a.ptr, b_.getInt32(i));
+      v = b_.CreateInsertElement(v, b_.CreateAlignedLoad(vt->getElementType(), p, a.align), b_.getInt32(i));
+    }
+  } else if (a.is_gather) {
     auto* mask = llvm::ConstantInt::getTrue(
         llvm::VectorType::get(b_.getInt1Ty(), llvm::cast<llvm::VectorType>(mty)->getElementCount()));
     v = b_.CreateMaskedGather(mty, a.ptr, a.align, mask);

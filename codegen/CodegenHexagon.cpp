@@ -62,6 +62,12 @@ void configure_llvm_options() {
   set_option<bool>("hexagon-autohvx", false);
   set_option<unsigned>("hexagon-small-data-threshold", 0);
   set_option<bool>("enable-epilogue-vectorization", false);
+  // No packet with a slot-1 store and a slot-0 load of the same address (:mem_noshuf): the
+  // hardware runs the store first, but qemu-hexagon 7.2 runs the load first and reads stale
+  // memory. A spill reloaded in the packet that made it crashed a random program under qemu
+  // (tests/difftest/regressions/noshuf_spill_reload.dsp). The same for all compilations, so
+  // setting it once keeps compilations independent.
+  set_option<bool>("slot1-store-slot0-load", false);
 }
 
 namespace {
@@ -161,7 +167,30 @@ class HexagonHooks : public TargetHooks {
     auto* halves = llvm::FixedVectorType::get(b.getInt16Ty(), n);
     llvm::Value* bytes = interleave(b, b.CreateBitCast(interleave(b, v[0], v[1]), halves),
                                     b.CreateBitCast(interleave(b, v[2], v[3]), halves));
-    bytes = b.CreateBitCast(bytes, llvm::FixedVectorType::get(b.getInt8Ty(), 4 * n));
+    return dot4_add_packed(b, acc, b.CreateBitCast(bytes, llvm::FixedVectorType::get(b.getInt8Ty(), 4 * n)), s,
+                           s_signed);
+  }
+
+  // l2fetch(Rs, Rtt): Rtt holds four 16-bit fields, direction (0), stride, width and height,
+  // as Hexagon's HEXAGON_V64_CREATE_H builds them; each is clamped to 16 bits (a larger box
+  // is fetched in part, which a hint allows).
+  bool prefetch_box(llvm::IRBuilder<>& b, llvm::Value* at, llvm::Value* width, llvm::Value* height,
+                    llvm::Value* stride) override {
+    llvm::Type* i64 = b.getInt64Ty();
+    auto field = [&](llvm::Value* v, unsigned shift) {
+      llvm::Value* c = b.CreateIntrinsic(llvm::Intrinsic::umin, {v->getType()}, {v, b.getInt32(0xffff)});
+      return b.CreateShl(b.CreateZExt(c, i64), shift);
+    };
+    llvm::Value* desc = b.CreateOr(b.CreateOr(field(stride, 32), field(width, 16)), field(height, 0));
+    b.CreateIntrinsic(llvm::Intrinsic::hexagon_Y5_l2fetch, {}, {at, desc});
+    return true;
+  }
+
+  // One vrmpy per 32 lanes: each lane's four bytes times the four scalar bytes, added to it.
+  llvm::Value* dot4_add_packed(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* bytes,
+                               const std::vector<llvm::Value*>& s, bool s_signed) override {
+    unsigned n = llvm::cast<llvm::FixedVectorType>(bytes->getType())->getNumElements() / 4;
+    if (target_.vector_bytes != 128 || n % 32 != 0) return nullptr;
     llvm::Type* i32 = b.getInt32Ty();
     llvm::Value* rt = nullptr;
     for (unsigned j = 0; j < 4; ++j) {

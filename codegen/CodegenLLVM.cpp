@@ -162,6 +162,13 @@ void FunctionCodegen::emit_let(const LetStmt* op) {
       if (a && a->value != 0) align = a->value;
       if (a && a->value == 0 && alloc->pool == AllocPool::Vtcm) align = target_.vtcm_alignment;
     }
+    // A buffer inside plan-vtcm's arena: the arena's alignment, as far as the offset keeps it.
+    if (const auto* call = op->value.as<Call>(); call && call->call_kind == CallKind::Intrinsic && call->name == kHandleAdd) {
+      const auto* base = call->args[0].as<VarNode>();
+      auto it = base ? handle_align_.find(base) : handle_align_.end();
+      const IntImm* off = as_int(call->args[1]);
+      if (it != handle_align_.end() && off) align = off->value == 0 ? it->second : std::min(it->second, off->value & -off->value);
+    }
     // Tell LLVM too (an assumption, not a call attribute, so the call reads as written), so
     // the vectoriser's wide accesses to the block get aligned after InferAlignment.
     if (align > 1 && (align & (align - 1)) == 0)

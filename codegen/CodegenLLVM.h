@@ -68,6 +68,17 @@ class TargetHooks {
                                 const std::vector<llvm::Value*>& s, bool s_signed) {
     return nullptr;
   }
+  // A prefetch hint for `height` rows of `width` bytes, `stride` bytes apart, from `at` (i32
+  // values); false when the target has no box prefetch (codegen then hints the first line).
+  virtual bool prefetch_box(llvm::IRBuilder<>& b, llvm::Value* at, llvm::Value* width, llvm::Value* height,
+                            llvm::Value* stride) {
+    return false;
+  }
+  // The same with the four vectors already interleaved: byte 4i + j of `packed` is v[j][i].
+  virtual llvm::Value* dot4_add_packed(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* packed,
+                                       const std::vector<llvm::Value*>& s, bool s_signed) {
+    return nullptr;
+  }
 };
 
 // The hooks of `target`.
@@ -105,6 +116,7 @@ class FunctionCodegen {
   llvm::Value* eval_binary(const Binary* op);
   llvm::Value* eval_widening_mul_add(const Binary* op);
   llvm::Value* eval_dot4_add(const Binary* op);
+  Expr packed_dot4_span(const std::vector<Expr>& vecs) const;
   llvm::Value* widening_product_ir(llvm::Value* v, llvm::Value* s, bool s_signed, DataType t);
   llvm::Value* eval_div_mod(const Binary* op, llvm::Value* a, llvm::Value* b);
   llvm::Value* eval_shift(const Binary* op, llvm::Value* a, llvm::Value* b);
@@ -126,6 +138,8 @@ class FunctionCodegen {
   Access address(const Buffer& b, const std::vector<Expr>& indices);
   llvm::Value* to_index(llvm::Value* v, DataType t);  // to the pointer-width index type
   llvm::Value* realigned_load(const Load* op, llvm::Type* mty);
+  llvm::Value* interleaved_load(const Load* op, llvm::Type* mty);
+  bool lane_offsets(const Expr& e, int lanes, Expr& base, std::vector<int64_t>& off) const;
   // The piece size when a load of type t is split into register-wide loads (0: not split).
   int64_t split_bytes(llvm::Type* t) const;
   llvm::Value* handle_of(const Buffer& b);

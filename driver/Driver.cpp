@@ -58,6 +58,8 @@ const char* kUsageTail = R"(  --emit=KIND            tir, llvm, asm, obj, exe, s
                          --no-auto-schedule, and never writes HVX code)
   --no-group-device-calls  run a graph's calls in source order, one device call per device
                          node (the baseline for group-device-calls)
+  --no-vtcm-plan         one HexagonBackendAllocateVTCM call per VTCM buffer, checked by
+                         summing the live ones, instead of plan-vtcm's one arena per function
   --print-after=PASS     print the TIR after PASS (repeatable); see --list-passes
   --print-after-all      print the TIR after every pass
   --verify-each          verify the TIR after every pass
@@ -249,6 +251,7 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
     if (a == "--no-auto-hvx") { o.auto_hvx = false; continue; }
     if (a == "--no-auto-schedule") { o.lower.auto_schedule = false; continue; }
     if (a == "--no-group-device-calls") { o.lower.group_device_calls = false; continue; }
+    if (a == "--no-vtcm-plan") { o.lower.plan_vtcm = false; continue; }
     if (a == "--random-inputs") { o.random_inputs = true; run_only.push_back(a); continue; }
     if (a == "--check") { o.check = true; run_only.push_back(a); continue; }
     if (a == "--keep-temps") { o.keep_temps = true; run_only.push_back(a); continue; }

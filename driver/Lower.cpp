@@ -12,6 +12,7 @@
 #include "passes/LowerVtcmAlloc.h"
 #include "passes/LowerWorkspaceAlloc.h"
 #include "passes/MakePackedApi.h"
+#include "passes/PlanVtcm.h"
 #include "passes/ScheduleOps.h"
 #include "passes/Simplify.h"
 #include "passes/Vectorize.h"
@@ -104,8 +105,9 @@ class Pipeline {
 }  // namespace
 
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {"schedule-ops", "group-device-calls", "verify-vtcm-limit", "flatten-buffers", "vectorize",
-                                                 "lower-vtcm-alloc", "lower-workspace-alloc", "simplify",
+  static const std::vector<std::string> names = {"schedule-ops", "group-device-calls", "verify-vtcm-limit",
+                                                 "flatten-buffers", "vectorize", "plan-vtcm", "lower-vtcm-alloc",
+                                                 "lower-workspace-alloc", "simplify",
                                                  "make-packed-api"};
   return names;
 }
@@ -115,6 +117,7 @@ std::optional<Module> lower_tir(const Module& input, const LowerOptions& o, Diag
   p.run("verify-vtcm-limit", [&] { return verify_vtcm_limit(input, o, diag); });
   p.run("flatten-buffers", flatten_buffers);
   p.run("vectorize", vectorize);
+  p.run("plan-vtcm", [&] { return plan_vtcm(p.module(), o, diag); });
   p.run("lower-vtcm-alloc", lower_vtcm_alloc);
   p.run("lower-workspace-alloc", lower_workspace_alloc);
   p.run("simplify", simplify);

@@ -326,8 +326,13 @@ bool vectorizes(const Stage& stage) {
 // The automatic schedule inlines a stage without a schedule that every reader reads only at
 // the point it is computing (the same index variables, in order, over the same shape): such a
 // stage costs a store and a load per element and no value of it is read twice.
-// Not: results, stages with a reduction (the reader's loops would nest), stages in VTCM.
+// Not: results, stages with a reduction (the reader's loops would nest), stages in VTCM,
+// stages another stage prefetches (they must be in memory to be fetched).
 std::set<const BufferNode*> pointwise_stages(const TensorFunc& f) {
+  std::set<std::string> prefetched;
+  for (const auto& st : f.stages)
+    for (const auto& p : st.schedule)
+      if (p.kind == ScheduleKind::Prefetch) prefetched.insert(p.tensor);
   struct Reads : IRVisitor {
     const Stage* reader = nullptr;
     const BufferNode* target = nullptr;
@@ -345,7 +350,8 @@ std::set<const BufferNode*> pointwise_stages(const TensorFunc& f) {
   std::set<const BufferNode*> out;
   for (size_t s = 0; s < f.stages.size(); ++s) {
     const Stage& st = f.stages[s];
-    if (st.is_result || !st.schedule.empty() || st.out->scope != StorageScope::Global || count_reductions(st.body) > 0)
+    if (st.is_result || !st.schedule.empty() || st.out->scope != StorageScope::Global ||
+        count_reductions(st.body) > 0 || prefetched.count(st.out->name))
       continue;
     Reads r;
     r.target = st.out.get();

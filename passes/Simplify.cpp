@@ -12,6 +12,7 @@
 //     constant extent or a no-op body goes away.
 #include "passes/Simplify.h"
 
+#include "compiler/frontend/IndexBounds.h"
 #include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/interp/Semantics.h"
@@ -58,49 +59,6 @@ bool is_pure(const Expr& e) {
   return !f.found;
 }
 
-bool equal_list(const std::vector<Expr>& a, const std::vector<Expr>& b);
-
-// Structural equality of expressions: same shape, dtypes and constants, same variables and
-// buffers (by identity).
-bool equal(const Expr& a, const Expr& b) {
-  if (a.same_as(b)) return true;
-  if (!a || !b || a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
-  if (const auto* x = a.as<IntImm>()) return x->value == b.as<IntImm>()->value;
-  if (const auto* x = a.as<FloatImm>()) return x->value == b.as<FloatImm>()->value;  // NaN: not equal, fine
-  if (a.as<Var>()) return false;  // same_as failed: different variables
-  if (const auto* x = a.as<Cast>()) return equal(x->value, b.as<Cast>()->value);
-  if (const auto* x = a.as<Binary>()) {
-    const auto* y = b.as<Binary>();
-    return x->op == y->op && equal(x->a, y->a) && equal(x->b, y->b);
-  }
-  if (const auto* x = a.as<Unary>())
-    return x->op == b.as<Unary>()->op && equal(x->value, b.as<Unary>()->value);
-  if (const auto* x = a.as<Select>()) {
-    const auto* y = b.as<Select>();
-    return equal(x->cond, y->cond) && equal(x->t, y->t) && equal(x->f, y->f);
-  }
-  if (const auto* x = a.as<Load>())
-    return x->buffer == b.as<Load>()->buffer && equal_list(x->indices, b.as<Load>()->indices);
-  if (const auto* x = a.as<Call>()) {
-    const auto* y = b.as<Call>();
-    return x->call_kind == y->call_kind && x->name == y->name && equal_list(x->args, y->args);
-  }
-  if (const auto* x = a.as<Ramp>()) {
-    const auto* y = b.as<Ramp>();
-    return x->lanes == y->lanes && equal(x->base, y->base) && equal(x->stride, y->stride);
-  }
-  if (const auto* x = a.as<Broadcast>())
-    return x->lanes == b.as<Broadcast>()->lanes && equal(x->value, b.as<Broadcast>()->value);
-  return false;  // Reduce: never compared
-}
-
-bool equal_list(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!equal(a[i], b[i])) return false;
-  return true;
-}
-
 bool is_int_value(const Expr& e, int64_t v) {
   return as_int(e) && as_int(e)->value == v;
 }
@@ -130,7 +88,7 @@ Expr integer_algebra(BinaryOp op, const Expr& a, const Expr& b, Span s) {
       if (negatable_negative(b)) return Binary::make(BinaryOp::Sub, a, fold_unary(UnaryOp::Neg, b, s), s);
       return Expr();
     case BinaryOp::Sub:
-      if (equal(a, b) && is_pure(a)) return make_const(t, 0, s);
+      if (same_expr(a, b) && is_pure(a)) return make_const(t, 0, s);
       if (!as_int(b)) return Expr();
       if (is_int_value(b, 0)) return a;
       if (a_has_const && ab->op == BinaryOp::Add)
@@ -186,6 +144,21 @@ Stmt nop() {
   return Evaluate::make(make_i32(0));
 }
 
+// a = x * k + d (or x * k, or x * k - d) with constants k and d: x, k and d; false otherwise.
+bool as_scaled_plus_const(const Expr& a, Expr& x, int64_t& k, int64_t& d) {
+  d = 0;
+  Expr m = a;
+  if (const auto* add = a.as<Binary>(); add && (add->op == BinaryOp::Add || add->op == BinaryOp::Sub) && as_int(add->b)) {
+    d = add->op == BinaryOp::Add ? as_int(add->b)->value : -as_int(add->b)->value;
+    m = add->a;
+  }
+  const auto* mul = m.as<Binary>();
+  if (!mul || mul->op != BinaryOp::Mul || !as_int(mul->b)) return false;
+  x = mul->a;
+  k = as_int(mul->b)->value;
+  return true;
+}
+
 class Simplifier : public IRMutator {
  public:
   Expr mutate_Cast(const Cast* op, const Expr& self) override {
@@ -197,6 +170,7 @@ class Simplifier : public IRMutator {
 
   Expr mutate_Binary(const Binary* op, const Expr& self) override {
     Expr a = mutate(op->a), b = mutate(op->b);
+    if (Expr r = div_mod_of_multiple(op->op, a, b, op->span)) return r;
     Expr r = simplify_binary(op->op, a, b, op->span);
     // Keep the original node when nothing changed, so untouched trees stay shared.
     if (const auto* rb = r.as<Binary>())
@@ -221,6 +195,34 @@ class Simplifier : public IRMutator {
     return Select::make(c, t, f, op->span);
   }
 
+  // (x * k + d) / c and (x * k + d) % c, where c > 0 divides k, and the loop ranges prove
+  // that x * k + d does not wrap: x * (k / c) + floor(d / c), and floor(d mod c). Exact for
+  // floor division (dspc's signed `/` and `%`) and for unsigned division with d >= 0. This is
+  // what a reduction axis split by 4 leaves in an index, as in Bq[k / 4, n * 4 + k % 4].
+  Expr div_mod_of_multiple(BinaryOp op, const Expr& a, const Expr& b, Span s) {
+    if ((op != BinaryOp::Div && op != BinaryOp::Mod) || !a.dtype().is_integer() || !a.dtype().is_scalar())
+      return Expr();
+    const IntImm* cb = as_int(b);
+    Expr x;
+    int64_t k = 0, d = 0;
+    if (!cb || cb->value <= 0 || !as_scaled_plus_const(a, x, k, d) || k % cb->value != 0) return Expr();
+    if (!a.dtype().is_int() && d < 0) return Expr();
+    // No wrap: x's range, times k, plus d, stays inside the dtype (checked in 128 bits).
+    bounds_.refuel();
+    Interval xr = bounds_.of(x);
+    i128 lo = std::min(xr.lo * k, xr.hi * k) + d, hi = std::max(xr.lo * k, xr.hi * k) + d;
+    DataType t = a.dtype();
+    i128 tmin = t.is_int() ? -(static_cast<i128>(1) << (t.bits - 1)) : 0;
+    i128 tmax = t.is_int() ? (static_cast<i128>(1) << (t.bits - 1)) - 1 : (static_cast<i128>(1) << t.bits) - 1;
+    if (xr.lo <= tmin || xr.hi >= tmax || lo < tmin || hi > tmax) return Expr();
+    int64_t c = cb->value;
+    int64_t q = d >= 0 ? d / c : -((-d + c - 1) / c);  // floor(d / c)
+    int64_t r = d - q * c;                               // in [0, c)
+    if (op == BinaryOp::Mod) return is_pure(x) ? make_const(t, r, s) : Expr();
+    Expr scaled = simplify_binary(BinaryOp::Mul, x, make_const(t, k / c, s), s);
+    return simplify_binary(BinaryOp::Add, scaled, make_const(t, q, s), s);
+  }
+
   Stmt mutate_IfThenElse(const IfThenElse* op, const Stmt& self) override {
     Expr c = mutate(op->cond);
     if (const IntImm* k = as_int(c)) {
@@ -238,11 +240,17 @@ class Simplifier : public IRMutator {
   Stmt mutate_For(const For* op, const Stmt& self) override {
     Expr mn = mutate(op->min), ext = mutate(op->extent);
     if (const IntImm* k = as_int(ext); k && k->value <= 0) return nop();
+    if (as_int(mn) && as_int(ext))
+      bounds_.set(op->var.get(), {as_int(mn)->value, static_cast<i128>(as_int(mn)->value) + as_int(ext)->value - 1});
     Stmt body = mutate(op->body);
     if (is_nop(body)) return nop();
     if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return self;
     return For::make(op->var, mn, ext, op->for_kind, body, op->span);
   }
+
+ private:
+  IndexBounds bounds_;  // the ranges of the enclosing loops' variables
+ public:
 
   Stmt mutate_LetStmt(const LetStmt* op, const Stmt& self) override {
     Expr v = mutate(op->value);

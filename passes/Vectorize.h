@@ -13,7 +13,9 @@ namespace dspc {
 // whose index depends on the variable become vector accesses (dense when the index is a
 // stride-1 ramp), and one-element-per-lane state inside the loop ("local" allocations, e.g.
 // reduction accumulators) is widened to L lanes. Serial and unrolled loops nested inside stay
-// loops with vector bodies. Extent 1 loops become their body.
+// loops with vector bodies. Extent 1 loops become their body; on Hexagon, loops of 2 or 3
+// lanes become unrolled loops (scalar code is as fast there, and LLVM 19's Hexagon backend
+// aborts on some of those short vectors).
 //
 // A loop whose body cannot be vectorized (a condition or a nested loop bound that depends on
 // the lanes, an extern call on vector operands, a store of a lane-dependent value to one

@@ -55,7 +55,8 @@ class ScheduleChecker {
       Stage& st = stages_[at->second];
       auto it = loops.find(c.target);
       if (it == loops.end()) it = loops.emplace(c.target, loop_schedule(st)).first;
-      if (!check_inline(c, *p, st, it->second) || !check_compute_at(c, *p, st) || !check_align(c, *p, st)) {
+      if (!check_inline(c, *p, st, it->second) || !check_compute_at(c, *p, st) || !check_align(c, *p, st) ||
+          !check_prefetch(c, *p, st)) {
         failed.insert(c.target);
         continue;
       }
@@ -65,6 +66,30 @@ class ScheduleChecker {
         continue;
       }
       st.schedule.push_back(std::move(*p));
+    }
+    // A prefetch names a loop of its stage's final schedule, not a vectorized one.
+    for (const auto& st : stages_) {
+      if (failed.count(st.out->name)) continue;
+      for (const auto& p : st.schedule) {
+        if (p.kind != ScheduleKind::Prefetch) continue;
+        auto it = loops.find(st.out->name);
+        if (it == loops.end()) it = loops.emplace(st.out->name, loop_schedule(st)).first;
+        if (auto e = it->second.check_loop(p.vars[0], p.var_spans[0])) {
+          log_.error(e->span, e->message);
+          break;
+        }
+        if (auto t = scope_.stage_index.find(p.tensor); t != scope_.stage_index.end() && stages_[t->second].is_inlined()) {
+          log_.error(p.tensor_span, "cannot prefetch '" + p.tensor + "' in '" + st.out->name +
+                                        "': it is computed inline, so it is never in memory");
+          break;
+        }
+        for (const auto& d : it->second.dims())
+          if (d.name == p.vars[0] && d.kind == ForKind::Vectorized) {
+            log_.error(p.var_spans[0], "cannot prefetch at vectorized loop '" + p.vars[0] + "' of '" +
+                                           st.out->name + "': prefetch at a loop around it");
+            break;
+          }
+      }
     }
     // A compute_at names a loop of its consumer's final schedule, whatever the order.
     for (const auto& st : stages_) {
@@ -83,6 +108,41 @@ class ScheduleChecker {
                        "' is itself computed " +
                        (consumer.is_inlined() ? "inline" : "at another stage (not supported yet)"));
     }
+  }
+
+  // prefetch(T, v, distance): T is an input or an earlier stage that this stage reads; the
+  // distance is at least 1; not on an inlined stage (it has no loops).
+  bool check_prefetch(const SchedCall& c, const SchedulePrimitive& p, const Stage& st) {
+    auto fail = [&](Span span, std::string message) {
+      log_.error(span, std::move(message));
+      return false;
+    };
+    if (p.kind == ScheduleKind::ComputeInline) {
+      for (const auto& q : st.schedule)
+        if (q.kind == ScheduleKind::Prefetch)
+          return fail(c.prim_span, "cannot compute_inline '" + c.target + "': it prefetches '" + q.tensor + "'");
+      return true;
+    }
+    if (p.kind != ScheduleKind::Prefetch) return true;
+    if (st.is_inlined()) return fail(c.prim_span, "cannot prefetch in '" + c.target + "': it is computed inline");
+    struct ReadsNamed : IRVisitor {
+      std::string name;
+      bool found = false;
+      void visit_Load(const Load* op) override {
+        found = found || op->buffer->name == name;
+        IRVisitor::visit_Load(op);
+      }
+    } r;
+    r.name = p.tensor;
+    r.visit(st.body);
+    if (!r.found) {
+      if (!scope_.tensors.count(p.tensor) && !scope_.stage_names.count(p.tensor))
+        return fail(p.tensor_span, "unknown tensor '" + p.tensor + "' in prefetch");
+      return fail(p.tensor_span, "cannot prefetch '" + p.tensor + "' in '" + c.target + "', which does not read it");
+    }
+    if (p.factors[0] < 1) return fail(p.factor_spans[0], "prefetch distance must be at least 1");
+    if (p.factors[0] > INT32_MAX) return fail(p.factor_spans[0], "prefetch distance is above 2^31 - 1");
+    return true;
   }
 
   // compute_at: one consumer, later, the only reader; not for results; once per stage.
@@ -412,11 +472,12 @@ class ScheduleChecker {
   std::optional<SchedulePrimitive> primitive(const SchedCall& c) {
     static const std::set<std::string> kNotYet = {
         "compute_root", "store_at",        "store_root",   "fuse",       "bound",      "rfactor",
-        "prefetch",     "reorder_storage", "fold_storage", "gpu_blocks", "gpu_threads"};
+        "reorder_storage", "fold_storage", "gpu_blocks", "gpu_threads"};
     std::optional<ScheduleKind> kind;
     for (ScheduleKind k : {ScheduleKind::Split, ScheduleKind::Tile, ScheduleKind::Reorder,
                            ScheduleKind::Vectorize, ScheduleKind::Unroll, ScheduleKind::Parallel,
-                           ScheduleKind::ComputeInline, ScheduleKind::ComputeAt, ScheduleKind::StorageAlign})
+                           ScheduleKind::ComputeInline, ScheduleKind::ComputeAt, ScheduleKind::StorageAlign,
+                           ScheduleKind::Prefetch})
       if (c.prim == schedule_kind_name(k)) kind = k;
     if (!kind && kNotYet.count(c.prim)) {
       log_.error(c.prim_span, "schedule primitive '" + c.prim + "' is not supported yet");
@@ -480,6 +541,12 @@ class ScheduleChecker {
         usage =
             "storage_align expects a dimension (an index variable or its position) and a factor, e.g. "
             "storage_align(y, 128)";
+        break;
+      case ScheduleKind::Prefetch:
+        forms = {"NNF"};
+        usage =
+            "prefetch expects a tensor the stage reads, one of its loops and a distance in iterations, e.g. "
+            "prefetch(I, y, 2)";
         break;
       case ScheduleKind::SetScope: break;
     }
@@ -553,6 +620,11 @@ class ScheduleChecker {
         break;
       case ScheduleKind::StorageAlign:
         if (c.args[0].tok.kind == Tok::Ident) add_vars(0, 1);
+        break;
+      case ScheduleKind::Prefetch:
+        p.tensor = name(0);
+        p.tensor_span = span(0);
+        add_vars(1, 2);
         break;
       case ScheduleKind::ComputeInline:
       case ScheduleKind::SetScope: break;

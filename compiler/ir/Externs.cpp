@@ -32,6 +32,12 @@ const std::vector<IntrinsicFunction>& intrinsic_functions() {
       {kIsNullptr, {DataType::boolean(), {kHandle}}, false},
       // Returns from the generated function with the runtime's recorded error.
       {kThrowLastError, {kI32, {}}, true},
+      // A handle plus a byte offset: plan-vtcm's buffers inside the function's VTCM arena.
+      {kHandleAdd, {kHandle, {kHandle, kI32}}, false},
+      // prefetch(data, byte offset, width bytes, height, stride bytes): a hint that the box of
+      // `height` rows of `width` bytes, `stride` bytes apart, will be read soon (the prefetch
+      // schedule primitive). Changes no value; 0.
+      {kPrefetch, {kI32, {kHandle, kI32, kI32, kI32, kI32}}, true},
       // The checked packed entry's vocabulary (make-packed-api; only inside a packed_func).
       {kArgData, {kHandle, {kHandle, kI32}}, false},
       {kArgShape, {kHandle, {kHandle, kI32}}, false},

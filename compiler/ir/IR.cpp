@@ -375,5 +375,49 @@ Expr make_const(DataType t, int64_t v, Span s) {
 }
 
 const IntImm* as_int(const Expr& e) { return e.as<IntImm>(); }
+namespace {
+bool same_expr_list(const std::vector<Expr>& a, const std::vector<Expr>& b);
+}  // namespace
+
+bool same_expr(const Expr& a, const Expr& b) {
+  if (a.same_as(b)) return true;
+  if (!a || !b || a.kind() != b.kind() || a.dtype() != b.dtype()) return false;
+  if (const auto* x = a.as<IntImm>()) return x->value == b.as<IntImm>()->value;
+  if (const auto* x = a.as<FloatImm>()) return x->value == b.as<FloatImm>()->value;  // NaN: not equal, fine
+  if (a.as<Var>()) return false;  // same_as failed: different variables
+  if (const auto* x = a.as<Cast>()) return same_expr(x->value, b.as<Cast>()->value);
+  if (const auto* x = a.as<Binary>()) {
+    const auto* y = b.as<Binary>();
+    return x->op == y->op && same_expr(x->a, y->a) && same_expr(x->b, y->b);
+  }
+  if (const auto* x = a.as<Unary>())
+    return x->op == b.as<Unary>()->op && same_expr(x->value, b.as<Unary>()->value);
+  if (const auto* x = a.as<Select>()) {
+    const auto* y = b.as<Select>();
+    return same_expr(x->cond, y->cond) && same_expr(x->t, y->t) && same_expr(x->f, y->f);
+  }
+  if (const auto* x = a.as<Load>())
+    return x->buffer == b.as<Load>()->buffer && same_expr_list(x->indices, b.as<Load>()->indices);
+  if (const auto* x = a.as<Call>()) {
+    const auto* y = b.as<Call>();
+    return x->call_kind == y->call_kind && x->name == y->name && same_expr_list(x->args, y->args);
+  }
+  if (const auto* x = a.as<Ramp>()) {
+    const auto* y = b.as<Ramp>();
+    return x->lanes == y->lanes && same_expr(x->base, y->base) && same_expr(x->stride, y->stride);
+  }
+  if (const auto* x = a.as<Broadcast>())
+    return x->lanes == b.as<Broadcast>()->lanes && same_expr(x->value, b.as<Broadcast>()->value);
+  return false;  // Reduce: never compared
+}
+
+namespace {
+bool same_expr_list(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!same_expr(a[i], b[i])) return false;
+  return true;
+}
+}  // namespace
 
 }  // namespace dspc

@@ -453,6 +453,9 @@ struct TensorProgram {
 // ---------------------------------------------------------------- helpers
 
 Expr make_const(DataType t, int64_t v, Span s = {});
+// Structural equality of expressions: same shape, dtypes and constants, same variables and
+// buffers (by identity). Reductions never compare equal.
+bool same_expr(const Expr& a, const Expr& b);
 inline Expr make_i32(int64_t v) { return IntImm::make(DataType::i32(), v); }
 inline Expr var_expr(const VarRef& v) { return Expr(std::shared_ptr<const ExprNode>(v)); }
 // The literal if `e` is an integer constant, else null.

@@ -92,7 +92,8 @@ std::optional<ScheduleError> LoopSchedule::apply_loop(const SchedulePrimitive& p
     case ScheduleKind::SetScope:
     case ScheduleKind::ComputeInline:
     case ScheduleKind::ComputeAt:
-    case ScheduleKind::StorageAlign: break;
+    case ScheduleKind::StorageAlign:
+    case ScheduleKind::Prefetch: break;
   }
   return std::nullopt;
 }

@@ -23,7 +23,8 @@ namespace dspc {
   X(Parallel, "parallel")            \
   X(ComputeInline, "compute_inline") \
   X(ComputeAt, "compute_at")         \
-  X(StorageAlign, "storage_align")
+  X(StorageAlign, "storage_align")   \
+  X(Prefetch, "prefetch")
 
 enum class ScheduleKind : uint8_t {
 #define DSPC_SCHEDULE_ENUMERATOR(e, name) e,
@@ -50,6 +51,8 @@ const char* schedule_kind_name(ScheduleKind k);
 //   compute_at     {v} (a loop of the consumer stage, named in `consumer`)
 //   storage_align  -                 -                         {dim, F}    (dim: the index of
 //                                                                            the dimension)
+//   prefetch       {v} (a loop of this stage)                  {distance}  (the tensor in
+//                                                                            `tensor`)
 struct SchedulePrimitive {
   ScheduleKind kind = ScheduleKind::SetScope;
   std::string stage;
@@ -64,6 +67,8 @@ struct SchedulePrimitive {
   StorageScope scope = StorageScope::Global;
   std::string consumer;  // compute_at: the stage in whose loop this one is computed
   Span consumer_span;
+  std::string tensor;  // prefetch: the input or stage whose reads are fetched ahead
+  Span tensor_span;
 };
 
 // The shape a stage's buffer is allocated with: `shape`, with each storage_align(dim, F) in

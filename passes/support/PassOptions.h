@@ -24,6 +24,9 @@ struct LowerOptions {
   // group-device-calls orders a graph's calls so that device calls run together, one device
   // function per group; false: source order, one device function per device call (a baseline).
   bool group_device_calls = true;
+  // plan-vtcm packs a function's VTCM buffers into one arena (one allocation call); false
+  // keeps one allocation call per buffer, checked by verify-vtcm-limit.
+  bool plan_vtcm = true;
   // Run the verifier after every pass (always on in debug builds).
   bool verify_each = false;
   // Print the TIR after these passes (kebab-case names), or after all of them.

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "compiler/interp/Semantics.h"
+#include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/LoopSchedule.h"
 #include "passes/support/ComputeAtRegion.h"
@@ -243,6 +244,58 @@ Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::s
     }
     std::vector<LoopRange> region = compute_at_region(*c.producer, body, inside, outside);
     at_dim[at].push_back(build_nest(*c.producer, region, used, {}, true, group));
+  }
+
+  // prefetch(T, v, d): at the start of each iteration of loop v, a hint for the region of T
+  // that iteration v + d reads (compute_at_region's rules), kept inside T: one box of rows,
+  // T's innermost two dimensions (outer dimensions at the region's first index).
+  for (const auto& p : stage.schedule) {
+    if (p.kind != ScheduleKind::Prefetch) continue;
+    size_t at = schedule.dims().size();
+    for (size_t d = 0; d < schedule.dims().size(); ++d)
+      if (schedule.dims()[d].name == p.vars[0]) at = d;
+    DSPC_CHECK(at < schedule.dims().size(), "prefetch loop '" + p.vars[0] + "' of stage " + stage.out->name);
+    struct FindBuffer : IRVisitor {
+      std::string name;
+      Buffer found;
+      void visit_Load(const Load* op) override {
+        if (!found && op->buffer->name == name) found = op->buffer;
+        IRVisitor::visit_Load(op);
+      }
+    } find;
+    find.name = p.tensor;
+    find.visit(body);
+    // The stage reads the tensor (the frontend checked), but the read may be gone: a min/max
+    // whose result the bounds decide drops its other operand (min(i32(B[...]), -2147483647)
+    // is -2147483647 for u16 B; found by tools/difftest.py). Nothing is read, so nothing to fetch.
+    if (!find.found) continue;
+    std::vector<LoopBounds> inside, outside;
+    for (size_t d = 0; d < schedule.dims().size(); ++d) {
+      const Loop& l = loops.at(schedule.dims()[d].name);
+      (d < at ? inside : outside).push_back({l.var, l.min, l.extent});
+    }
+    Stage tensor;
+    tensor.out = find.found;
+    std::vector<LoopRange> region = compute_at_region(tensor, body, inside, outside);
+    const Loop& v = loops.at(p.vars[0]);
+    std::map<const VarNode*, Expr> ahead = {{v.var.get(), add(var_expr(v.var), make_i32(p.factors[0]))}};
+    const Buffer& t = find.found;
+    size_t rank = t->shape.size();
+    int64_t eb = t->dtype.bytes(), stride = 1;
+    Expr offset = make_i32(0);
+    for (size_t d = rank; d-- > 0;) {
+      Expr lo = substitute(region[d].min, ahead);
+      lo = Binary::make(BinaryOp::Max, Binary::make(BinaryOp::Min, lo, make_i32(t->shape[d] - region[d].extent)),
+                        make_i32(0));
+      offset = add(offset, Binary::make(BinaryOp::Mul, lo, make_i32(stride * eb)));
+      stride *= t->shape[d];
+    }
+    int64_t width = region[rank - 1].extent * eb;
+    int64_t height = rank >= 2 ? region[rank - 2].extent : 1;
+    int64_t row = rank >= 2 ? t->shape[rank - 1] * eb : width;
+    Expr hint = Call::make(CallKind::Intrinsic, kPrefetch,
+                           {var_expr(t->data), offset, make_i32(width), make_i32(height), make_i32(row)}, p.span);
+    at_dim[at].insert(at_dim[at].begin(), Evaluate::make(hint, p.span));
   }
 
   std::vector<PendingReduction> pending;

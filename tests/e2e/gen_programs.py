@@ -474,6 +474,33 @@ def boxes_program():
     return p
 
 
+def layouts_program():
+    p = Program("layouts", "Layout changes read as interleaved rows (F dense row loads and vshuff rounds, not\n"
+                "a gather), and dot products over a packed copy (four stride-4 strands read as one\n"
+                "dense span): dense u8 x u8 and i8 x u8 with B packed once, odd and tiny shapes,\n"
+                "F = 2 (u16), 4 and 8, rows shorter than their stride, and forms that stay gathers.")
+    p.func("dense_packed", [("A", "u8", [5, 12]), ("B", "u8", [12, 128])], [("C", "u32", [5, 128])],
+           ["Bq[ko: 3, l: 512] = B[ko * 4 + l % 4, l / 4]",
+            "C[m, n] = sum(u32(A[m, k]) * u32(Bq[k / 4, n * 4 + k % 4]), k: 12)"],
+           ["Bq.vectorize(l, 512)"])
+    p.func("dense_packed_signed", [("A", "i8", [3, 8]), ("B", "u8", [8, 130])], [("C", "i32", [3, 130])],
+           ["Bq[ko: 2, l: 520] = B[ko * 4 + l % 4, l / 4]",
+            "C[m, n] = sum(i32(A[m, k]) * i32(Bq[k / 4, n * 4 + k % 4]), k: 8)"])
+    p.func("dense_packed_1", [("A", "u8", [1, 4]), ("B", "u8", [4, 1])], [("C", "u32", [1, 1])],
+           ["Bq[ko: 1, l: 4] = B[ko * 4 + l % 4, l / 4]",
+            "C[m, n] = sum(u32(A[m, k]) * u32(Bq[k / 4, n * 4 + k % 4]), k: 4)"])
+    p.func("interleave", [("H", "u16", [10, 128]), ("B", "u8", [16, 128]), ("E", "u8", [3, 127])],
+           [("P", "u16", [5, 256]), ("Q", "u8", [2, 1024]), ("R", "u8", [3, 128]), ("S", "u8", [3, 127])],
+           ["P[r, l] = H[r * 2 + l % 2, l / 2] + u16(l)",
+            "Q[r, l] = B[r * 8 + l % 8, l / 8]",
+            "T[r: 4, l: 512] = B[r * 4 + l % 4, l / 4] ^ 85",
+            "R[r, l] = T[r, l * 4 + 3] - T[r + 1, l * 4]",
+            "S[r, l] = E[r, l / 2 + l % 2] + E[2 - r, 126 - l]"],
+           ["P.vectorize(l, 128)", "Q.vectorize(l, 1024)", "T.vectorize(l, 256)", "R.vectorize(l, 128)",
+            "S.vectorize(l, 128)"])
+    return p
+
+
 def vtcm_program():
     p = Program("vtcm", "Stages in VTCM: 1-D, 2-D, non-i8 dtypes, several at once, read by a reduction,\n"
                 "read transposed, chained, with the global.vtcm alias. Runs on host too (the host\n"
@@ -655,6 +682,7 @@ def programs():
            misc_program()]
     ps += schedule_program().split()  # last: the seeds of the programs above stay as they were
     ps += boxes_program().split()
+    ps += layouts_program().split()
     # A few programs also run for the oldest Hexagon version, and are compiled and linked for
     # the newest ones (qemu-hexagon -cpu v67 cannot decode all v69/v73 instructions).
     others = {"float_f32_arith", "float_f32_edge", "float_f64_arith", "int_i16_shift", "int_i32_divmod",

@@ -41,6 +41,9 @@ MODULES = [
      {"DspcWorkspaceAlloc", "DspcWorkspaceFree", "dspc_report_bad_arg"}, [], [0]),
     ("tests/so/two_funcs.dsp", [], ["first", "second"], {"dspc_report_bad_arg"}, [], [0, 0]),
     ("tests/so/vtcm2d.dsp", [], ["vtcm2d"],
+     {"HexagonBackendAllocateVTCM", "HexagonBackendFreeVTCM", "dspc_report_bad_arg"}, [],
+     [4 * 64 * 4 + 2048 - 4 * 64 * 4 + 4 * 64 * 2]),  # plan-vtcm: U at 0, T at the next 2048 boundary
+    ("tests/so/vtcm2d.dsp", ["--no-vtcm-plan"], ["vtcm2d"],
      {"HexagonBackendAllocateVTCM", "HexagonBackendFreeVTCM", "dspc_report_bad_arg"}, [], [4 * 64 * 2 + 4 * 64 * 4]),
 ]
 
@@ -57,7 +60,7 @@ def check_module(args, src, flags, funcs, imports, helpers, vtcm, errors):
     name = os.path.splitext(os.path.basename(src))[0]
     out = os.path.join(args.work_dir, f"{name}-{args.target}.so")
     run([args.dspc, os.path.join(root, src), f"--target={args.target}", "--emit=so", "-o", out] + flags)
-    where = f"{src} ({args.target})"
+    where = f"{src}{' ' if flags else ''}{' '.join(flags)} ({args.target})"
     header = run([args.readelf, "-h", out])
     if not re.search(r"Type:\s+DYN", header):
         errors.append(f"{where}: not a shared object")

@@ -354,6 +354,31 @@ TEST(Simplify, IfWithConstantConditionBecomesItsBranch) {
             "if x < y {\n  C[0] = 1\n} else {\n  C[1] = 2\n}\n");
 }
 
+// (x * k + d) / c and % c with c dividing k fold where the loop ranges prove x * k + d does
+// not wrap, as a reduction axis split by 4 leaves them: Bq[k / 4, k % 4] with k = ko * 4 + j.
+TEST(Simplify, DivisionOfAMultipleInsideItsLoopRange) {
+  using B = BinaryOp;
+  VarRef ko = VarNode::make("ko");
+  Expr v = var_expr(ko);
+  auto in_loop = [&](int64_t extent, Expr idx) { return ss(loop(ko, extent, store(c(0), idx))); };
+  auto body = [](const std::string& e) { return "for ko in range(0, 64) {\n  C[0] = " + e + "\n}\n"; };
+  EXPECT_EQ(in_loop(64, bin(B::Div, bin(B::Add, bin(B::Mul, v, c(4)), c(3)), c(4))), body("ko"));
+  EXPECT_EQ(in_loop(64, bin(B::Mod, bin(B::Add, bin(B::Mul, v, c(4)), c(3)), c(4))), body("3"));
+  EXPECT_EQ(in_loop(64, bin(B::Div, bin(B::Mul, v, c(4)), c(4))), body("ko"));
+  EXPECT_EQ(in_loop(64, bin(B::Mod, bin(B::Mul, v, c(4)), c(4))), body("0"));
+  EXPECT_EQ(in_loop(64, bin(B::Div, bin(B::Add, bin(B::Mul, v, c(12)), c(9)), c(4))), body("ko * 3 + 2"));
+  EXPECT_EQ(in_loop(64, bin(B::Mod, bin(B::Add, bin(B::Mul, v, c(12)), c(9)), c(4))), body("1"));
+  // Floor semantics: (ko * 4 - 1) / 4 is ko - 1 and (ko * 4 - 1) % 4 is 3, also at ko = 0.
+  EXPECT_EQ(in_loop(64, bin(B::Div, bin(B::Sub, bin(B::Mul, v, c(4)), c(1)), c(4))), body("ko - 1"));
+  EXPECT_EQ(in_loop(64, bin(B::Mod, bin(B::Sub, bin(B::Mul, v, c(4)), c(1)), c(4))), body("3"));
+  // Not folded: c does not divide k; x's range unknown (outside any loop); a range where
+  // ko * 4 wraps in i32.
+  EXPECT_EQ(in_loop(64, bin(B::Div, bin(B::Mul, v, c(6)), c(4))), body("ko * 6 / 4"));
+  EXPECT_EQ(s(bin(B::Div, bin(B::Mul, x(), c(4)), c(4))), "x * 4 / 4");
+  EXPECT_EQ(ss(loop(ko, int64_t(1) << 30, store(c(0), bin(B::Div, bin(B::Mul, v, c(4)), c(4))))),
+            "for ko in range(0, 1073741824) {\n  C[0] = ko * 4 / 4\n}\n");
+}
+
 TEST(Simplify, LoopsWithoutIterationsGoExtentOneLoopsStay) {
   VarRef i = VarNode::make("i");
   Stmt body = store(var_expr(i), c(7));

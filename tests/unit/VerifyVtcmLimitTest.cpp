@@ -40,6 +40,7 @@ LowerOptions options(int64_t capacity, const char* target = "hexagon-v68") {
   LowerOptions o;
   o.target = *lookup_target(target);
   o.vtcm_capacity = capacity;
+  o.plan_vtcm = false;  // verify-vtcm-limit checks the unplanned form (--no-vtcm-plan)
   return o;
 }
 
