@@ -43,6 +43,9 @@ struct EntryInfo {
 // Signatures from the lowered module (flattened shapes), or from the .dsp program (declared shapes).
 std::vector<EntryInfo> entries_of(const Module& m);
 std::vector<EntryInfo> entries_of(const TensorProgram& p);
+// The program's funcs (declared shapes), then the functions the passes added to `m` (a
+// graph's device groups).
+std::vector<EntryInfo> entries_of(const TensorProgram& p, const Module& m);
 
 enum class EmitKind { LLVM, Asm, Obj };
 

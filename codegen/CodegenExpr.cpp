@@ -465,6 +465,18 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
     }
     throw CodegenError("unknown intrinsic '" + op->name + "'");
   }
+  if (op->call_kind == CallKind::Func) {
+    llvm::Function* callee = module_.getFunction(op->name);
+    if (!callee || callee->arg_size() != op->args.size())
+      throw CodegenError("call_func(\"" + op->name + "\") passes " + std::to_string(op->args.size()) +
+                         " pointers to a function that takes " + std::to_string(callee ? callee->arg_size() : 0));
+    std::vector<llvm::Value*> args;
+    for (const Expr& a : op->args) args.push_back(eval(a));
+    // Not inlined: each kernel stays one symbol, so profiles see it.
+    llvm::CallInst* call = b_.CreateCall(callee, args);
+    call->addFnAttr(llvm::Attribute::NoInline);
+    return call;
+  }
   const ExternFunction* ext = find_extern(op->name);
   if (!ext) throw CodegenError("unknown extern function '" + op->name + "'");
   const CalleeSignature& sig = ext->signature;

@@ -31,6 +31,13 @@ class StoredHandles : public IRVisitor {
     stored.insert(op->buffer->data.get());
     IRVisitor::visit_Store(op);
   }
+  // A function the call_func calls may write through any handle it is given.
+  void visit_Call(const Call* op) override {
+    if (op->call_kind == CallKind::Func)
+      for (const Expr& a : op->args)
+        if (const auto* v = a.as<Var>()) stored.insert(v);
+    IRVisitor::visit_Call(op);
+  }
 };
 
 }  // namespace

@@ -50,6 +50,16 @@ std::vector<EntryInfo> entries_of(const TensorProgram& p) {
   return out;
 }
 
+std::vector<EntryInfo> entries_of(const TensorProgram& p, const Module& m) {
+  std::vector<EntryInfo> out = entries_of(p);
+  for (const EntryInfo& e : entries_of(m)) {
+    bool known = false;
+    for (const TensorFunc& f : p.funcs) known |= f.name == e.name;
+    if (!known) out.push_back(e);
+  }
+  return out;
+}
+
 std::string emit_c_header(const Module& m) {
   std::string guard = "DSPC_KERNELS";
   for (const PrimFunc& f : m.funcs) {

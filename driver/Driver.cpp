@@ -31,6 +31,7 @@
 
 #include "codegen/Codegen.h"
 #include "driver/Compile.h"
+#include "driver/GraphJson.h"
 #include "driver/Lower.h"
 #include "driver/ModuleJson.h"
 #include "compiler/ir/Printer.h"
@@ -271,6 +272,8 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
       case OPT_no_auto_hvx: o.auto_hvx = false; break;
       case OPT_no_auto_schedule: o.lower.auto_schedule = false; break;
       case OPT_no_vtcm_plan: o.lower.plan_vtcm = false; break;
+      case OPT_no_group_device_calls: o.lower.group_device_calls = false; break;
+      case OPT_lazy_calls: o.lazy_calls = true; break;
       case OPT_random_inputs: o.random_inputs = true; break;
       case OPT_check: o.check = true; break;
       case OPT_keep_temps: o.keep_temps = true; break;
@@ -294,8 +297,8 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
         if (v.empty()) return empty();
         compile_only.push_back(name);
         if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "so" && v != "header" &&
-            v != "json")
-          return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header, json)");
+            v != "json" && v != "graph-json")
+          return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header, json, graph-json)");
         o.emit = v;
         emit_given = true;
         break;
@@ -357,6 +360,12 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
           return usage_error("--json-max-values needs a whole number from 0 to 1000000000, got '" + v + "'");
         o.json_max_values = n;
         o.json_max_values_given = true;
+        break;
+      }
+      case OPT_repeat_eq: {
+        int64_t n = 0;
+        if (!number(n) || n < 1 || n > 1000000) return usage_error("--repeat needs a count from 1 to 1000000, got '" + v + "'");
+        o.repeat = static_cast<int>(n);
         break;
       }
       case OPT_timeout_eq: {
@@ -554,7 +563,7 @@ bool compile_and_link(const DriverOptions& o, const Compilation& c, const std::s
 
 bool emit_executable(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag,
                      EmitTimings* timings) {
-  auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
+  auto entries = c.program ? entries_of(*c.program, c.module) : entries_of(c.module);
   return compile_and_link(o, c, out_path, false, entries, diag, timings, [&](const std::string& obj_path) {
     return link_executable({obj_path}, o.lower.target, o.runtime_dir, out_path, diag);
   });
@@ -562,7 +571,7 @@ bool emit_executable(const DriverOptions& o, const Compilation& c, const std::st
 
 bool emit_shared(const DriverOptions& o, const Compilation& c, const std::string& out_path, Diagnostics& diag,
                  EmitTimings* timings) {
-  auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
+  auto entries = c.program ? entries_of(*c.program, c.module) : entries_of(c.module);
   bool ok = compile_and_link(o, c, out_path, true, entries, diag, timings, [&](const std::string& obj_path) {
     return link_shared(obj_path, o.lower.target, o.runtime_dir, out_path, diag);
   });
@@ -585,10 +594,10 @@ bool describe_module(const DriverOptions& o, const Compilation& c, std::string& 
   extras.source = o.input;
   extras.opt_level = o.opt_level;
   for (const std::string& p : pass_names())
-    if (c.program || p != "schedule-ops") extras.passes.push_back(p);  // TIR input starts after it
+    if (c.program || (p != "schedule-ops" && p != "group-device-calls")) extras.passes.push_back(p);  // TIR: after them
   extras.text_bytes = size.text_bytes;
   extras.function_bytes = size.functions;
-  auto entries = c.program ? entries_of(*c.program) : entries_of(c.module);
+  auto entries = c.program ? entries_of(*c.program, c.module) : entries_of(c.module);
   out = module_json(c.module, entries, o.lower.target, "", &extras);
   return true;
 }
@@ -638,6 +647,10 @@ int compile_outputs(const DriverOptions& o, const std::string& out) {
 
   if (o.emit == "tir") return write_output(out, print_module(c->module)) ? 0 : 1;
   if (o.emit == "header") return write_output(out, emit_c_header(c->module)) ? 0 : 1;
+  if (o.emit == "graph-json") {
+    if (!c->program || c->program->graphs.empty()) return usage_error("--emit=graph-json needs a .dsp file with a graph");
+    return write_output(out, graph_json(*c->program, c->module)) ? 0 : 1;
+  }
   if (o.emit == "json") {
     std::string json;
     if (!describe_module(o, *c, json, diag)) return failure_status(diag);
@@ -659,7 +672,8 @@ int compile_outputs(const DriverOptions& o, const std::string& out) {
 }
 
 int compile_command(const DriverOptions& o) {
-  bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header" || o.emit == "json";
+  bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header" || o.emit == "json" ||
+              o.emit == "graph-json";
   std::string out = o.output;
   if (out.empty() && !o.c_sources.empty()) out = program_default_output(o);
   if (out.empty()) out = text ? "-" : stem_of(o.input) + (o.emit == "exe" ? ".elf" : o.emit == "so" ? ".so" : ".o");

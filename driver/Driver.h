@@ -42,6 +42,8 @@ struct DriverOptions {
   bool json = false;     // --json: one JSON report on stdout instead of the printed outputs
   int64_t json_max_values = 64;  // --json includes the values of outputs at most this large
   bool json_max_values_given = false;
+  int repeat = 1;  // --repeat: a graph's inferences (timed together)
+  bool lazy_calls = false;  // --lazy-calls: a graph's device calls go through the lazy call queue
 };
 
 // Exit codes: 0 success, 1 a user error (bad input, options or data), 2 an internal error (a

@@ -19,6 +19,7 @@
 #include "codegen/Codegen.h"
 #include "driver/Compile.h"
 #include "driver/Driver.h"
+#include "driver/DriverGraph.h"
 #include "driver/DriverSession.h"
 #include "compiler/interp/Interpreter.h"
 #include "compiler/interp/Npy.h"
@@ -206,6 +207,27 @@ bool check_executable(const std::string& program, std::string& error) {
 
 }  // namespace
 
+int64_t compare_tensors(const std::string& name, const Tensor& got, const Tensor& want, std::ostream& out) {
+  return compare(name, got, want, out);
+}
+
+nlohmann::ordered_json tensor_element_json(const Tensor& t, int64_t i) { return element_json(t, i); }
+
+std::string make_temp_dir(bool keep, std::string& error) {
+  char templ[] = "/tmp/dspc-run-XXXXXX";
+  if (!mkdtemp(templ)) {
+    error = std::string("cannot create a temporary directory: ") + std::strerror(errno);
+    return "";
+  }
+  (void)keep;
+  return templ;
+}
+
+void remove_temp_dir(const std::string& path) {
+  TempDir t;
+  t.path = path;
+}
+
 int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::string& captured_stderr,
                 std::string& error) {
   int pipe_fds[2];
@@ -295,6 +317,14 @@ int run_command(const DriverOptions& o) {
     report.finish("error", "compilation failed (diagnostics on standard error)");
     return failure_status(diag);
   }
+
+  // A graph runs through sessions (DriverGraph.cpp).
+  if (const Graph* g = pick_graph(*c, o.func))
+    return run_graph(o, *c, *g, source, j, [&](const std::string& status, const std::string& error) {
+      report.finish(status, error);
+    });
+  if (o.repeat != 1) return error_exit("--repeat goes with a graph (" + source.path + " runs a func)");
+  if (o.lazy_calls) return error_exit("--lazy-calls goes with a graph (" + source.path + " runs a func)");
 
   // Pick the function and its signature.
   auto entries = c->program ? entries_of(*c->program) : entries_of(c->module);

@@ -8,6 +8,10 @@
 // "dspc: error:" line.
 #include <dspc/host.h>
 
+#include <cstring>
+#include <memory>
+#include <optional>
+
 #include "driver/DriverSession.h"
 
 namespace dspc {
@@ -58,6 +62,146 @@ bool run_in_session(const SessionRun& run, std::vector<std::vector<uint8_t>>& ou
     buffers.clear();
     module.unload();
     session.close();
+    return true;
+  } catch (const Error& e) {
+    error = e.what();
+    if (e.kind() == ErrorKind::Timeout) error += " (--timeout=" + std::to_string(run.timeout_seconds) + ")";
+    return false;
+  }
+}
+
+}  // namespace dspc
+
+namespace dspc {
+
+namespace {
+
+// Where a tensor lives: a buffer in the device session and/or in the host one (in-process, so
+// its handle is its address), and which of the two holds its current value.
+struct TensorHome {
+  std::unique_ptr<DeviceBuffer> device, host;
+  bool device_valid = false, host_valid = false;
+};
+
+void* host_address(const DeviceBuffer& b) { return reinterpret_cast<void*>(static_cast<uintptr_t>(b.device_handle())); }
+
+}  // namespace
+
+bool run_graph_in_session(const GraphRun& run, std::vector<std::vector<uint8_t>>& outputs, GraphRunStats& stats,
+                          std::string& error) {
+  try {
+    SessionOptions options;
+    options.target = run.target;
+    options.deadline = std::chrono::milliseconds(int64_t(run.timeout_seconds) * 1000);
+    if (!run.qemu.empty()) options.qemu = run.qemu;
+    if (run.vtcm_capacity == 0) {
+      error = "running a graph needs a --sim-vtcm-capacity above 0";
+      return false;
+    }
+    if (run.vtcm_capacity > 0) options.vtcm_bytes = uint64_t(run.vtcm_capacity);
+    options.lazy_calls = run.lazy_calls;
+    uint64_t need = 0;
+    for (const auto& t : run.tensors) need += (t.nbytes + 0xffff) & ~uint64_t(0xffff);
+    if (need + (64ull << 20) > options.arena_bytes) options.arena_bytes = need + (64ull << 20);
+
+    Session device(options);
+    std::optional<Session> host_session;
+    if (!run.host_module.empty()) {
+      SessionOptions h;
+      h.target = "host";
+      host_session.emplace(h);
+    }
+    Module device_module = Module::load(device, run.device_module);
+    std::optional<Module> host_module;
+    if (host_session) host_module.emplace(Module::load(*host_session, run.host_module));
+
+    // Buffers: on the device for the tensors a device step touches, on the host for those a
+    // host step touches and for the graph's inputs and results (the caller's side).
+    std::vector<TensorHome> homes(run.tensors.size());
+    auto make = [&](int t, bool on_device) {
+      TensorHome& h = homes[size_t(t)];
+      std::unique_ptr<DeviceBuffer>& slot = on_device ? h.device : h.host;
+      if (slot) return;
+      const GraphRunTensor& gt = run.tensors[size_t(t)];
+      if (!on_device && !host_session) {
+        SessionOptions ho;
+        ho.target = "host";
+        host_session.emplace(ho);
+      }
+      slot = std::make_unique<DeviceBuffer>(on_device ? device : *host_session, DType{gt.type_code, gt.bits}, gt.shape);
+    };
+    std::vector<std::vector<Function>> functions(run.steps.size());
+    for (size_t s = 0; s < run.steps.size(); ++s) {
+      for (const GraphRunCall& c : run.steps[s].calls) {
+        for (int t : c.args) make(t, run.steps[s].device);
+        functions[s].push_back(run.steps[s].device ? device_module.function(c.func) : host_module->function(c.func));
+      }
+    }
+    for (int t : run.inputs) make(t, false);
+    for (int t : run.outputs) make(t, false);
+    stats.setup_round_trips = device.round_trips();
+
+    // Brings tensor t's value to one side.
+    auto bring = [&](int t, bool to_device) {
+      TensorHome& h = homes[size_t(t)];
+      if (to_device ? h.device_valid : h.host_valid) return;
+      uint64_t n = run.tensors[size_t(t)].nbytes;
+      if (to_device) h.device->copy_from_host(host_address(*h.host), n);
+      else h.device->copy_to_host(host_address(*h.host), n);
+      (to_device ? h.device_valid : h.host_valid) = true;
+      ++stats.crossings;
+      stats.crossing_bytes += n;
+    };
+    auto t0 = std::chrono::steady_clock::now();
+    uint64_t before = device.round_trips();
+    for (int it = 0; it < run.iterations; ++it) {
+      stats.crossings = stats.crossing_bytes = stats.device_calls = stats.host_calls = 0;
+      for (auto& h : homes) h.device_valid = h.host_valid = false;
+      for (size_t k = 0; k < run.inputs.size(); ++k) {
+        TensorHome& h = homes[size_t(run.inputs[k])];
+        std::memcpy(host_address(*h.host), run.input_bytes[k].data(), run.input_bytes[k].size());
+        h.host_valid = true;
+      }
+      for (size_t s = 0; s < run.steps.size(); ++s) {
+        const GraphRunStep& step = run.steps[s];
+        for (size_t k = 0; k < step.calls.size(); ++k) {
+          const GraphRunCall& c = step.calls[k];
+          std::vector<const DeviceBuffer*> args;
+          for (size_t a = 0; a < c.args.size(); ++a) {
+            int t = c.args[a];
+            if (a < c.num_inputs) bring(t, step.device);
+            TensorHome& h = homes[size_t(t)];
+            args.push_back(step.device ? h.device.get() : h.host.get());
+          }
+          functions[s][k].call(args);
+          for (size_t a = c.num_inputs; a < c.args.size(); ++a) {
+            TensorHome& h = homes[size_t(c.args[a])];
+            h.device_valid = step.device;
+            h.host_valid = !step.device;
+          }
+          ++(step.device ? stats.device_calls : stats.host_calls);
+        }
+      }
+      for (int t : run.outputs) bring(t, false);
+      device.sync();  // nothing is left queued (with lazy calls, a call nobody reads)
+    }
+    stats.inference_round_trips = device.round_trips() - before;
+    stats.inference_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+    outputs.clear();
+    for (int t : run.outputs) {
+      const TensorHome& h = homes[size_t(t)];
+      const uint8_t* p = static_cast<const uint8_t*>(host_address(*h.host));
+      outputs.emplace_back(p, p + run.tensors[size_t(t)].nbytes);
+    }
+    uint64_t end = device.round_trips();
+    homes.clear();
+    functions.clear();
+    device_module.unload();
+    if (host_module) host_module->unload();
+    device.close();
+    if (host_session) host_session->close();
+    stats.teardown_round_trips = device.round_trips() - end;
     return true;
   } catch (const Error& e) {
     error = e.what();

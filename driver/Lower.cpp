@@ -8,6 +8,7 @@
 #include "compiler/ir/Printer.h"
 #include "compiler/ir/Verifier.h"
 #include "passes/FlattenBuffers.h"
+#include "passes/GroupDeviceCalls.h"
 #include "passes/LowerVtcmAlloc.h"
 #include "passes/LowerWorkspaceAlloc.h"
 #include "passes/MakePackedApi.h"
@@ -68,7 +69,12 @@ class Pipeline {
   void trace(const char* name) {
     bool wanted = o_.print_after_all ||
                   std::find(o_.print_after.begin(), o_.print_after.end(), name) != o_.print_after.end();
-    if (wanted && o_.trace) *o_.trace << "// ----- TIR after " << name << " -----\n" << print_module(m_);
+    if (wanted && o_.trace) {
+      *o_.trace << "// ----- TIR after " << name << " -----\n";
+      if (std::string(name) == "group-device-calls")
+        for (const GraphPlan& plan : m_.graph_plans) *o_.trace << print_graph_plan(plan);
+      *o_.trace << print_module(m_);
+    }
 #ifdef DSPC_DEBUG
     constexpr bool kVerify = true;
 #else
@@ -109,8 +115,9 @@ class Pipeline {
 }  // namespace
 
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {"schedule-ops", "verify-vtcm-limit", "flatten-buffers", "vectorize",
-                                                 "plan-vtcm", "lower-vtcm-alloc", "lower-workspace-alloc", "simplify",
+  static const std::vector<std::string> names = {"schedule-ops", "group-device-calls", "verify-vtcm-limit",
+                                                 "flatten-buffers", "vectorize", "plan-vtcm", "lower-vtcm-alloc",
+                                                 "lower-workspace-alloc", "simplify",
                                                  "make-packed-api"};
   return names;
 }
@@ -132,6 +139,7 @@ std::optional<Module> lower_tir(const Module& input, const LowerOptions& o, Diag
 std::optional<Module> lower(const TensorProgram& program, const LowerOptions& o, Diagnostics& diag) {
   Pipeline p(o, diag);
   p.run("schedule-ops", [&] { return schedule_ops(program, o); });
+  p.run("group-device-calls", [&] { return group_device_calls(p.module(), program, o); });
   if (p.failed()) return std::nullopt;
   return lower_tir(p.module(), o, diag);
 }

@@ -26,9 +26,11 @@ class F<string name, OptionGroup group, string help> : Flag<["--"], name>, Group
 // ---- compile options
 defm target : Eq<"target", "T", grp_compile, "@TARGETS@">;
 defm emit : Eq<"emit", "KIND", grp_compile,
-  "tir, llvm, asm, obj, exe, so, header or json (default obj; exe, the\n"
-  "only kind, with C/C++ sources). json describes the module: functions,\n"
-  "parameters, results, VTCM bytes, the passes in order, code size">;
+  "tir, llvm, asm, obj, exe, so, header, json or graph-json (default obj;\n"
+  "exe, the only kind, with C/C++ sources). json describes the module:\n"
+  "functions, parameters, results, VTCM bytes, the passes in order, code\n"
+  "size; graph-json the file's graphs, as TVM's graph JSON with\n"
+  "placements and device groups">;
 def c : Flag<["-"], "c">, Alias<emit_eq>, AliasArgs<["obj"]>, Group<grp_compile>,
   HelpText<"the same as --emit=obj">;
 def S : Flag<["-"], "S">, Alias<emit_eq>, AliasArgs<["asm"]>, Group<grp_compile>,
@@ -47,6 +49,9 @@ def no_auto_schedule : F<"no-auto-schedule", grp_compile,
 def no_auto_hvx : F<"no-auto-hvx", grp_compile,
   "keep LLVM's loop vectoriser off (it runs only with --no-auto-schedule,\n"
   "and never writes HVX code)">;
+def no_group_device_calls : F<"no-group-device-calls", grp_compile,
+  "run a graph's calls in source order, one device call per device node\n"
+  "(the baseline for group-device-calls)">;
 def no_vtcm_plan : F<"no-vtcm-plan", grp_compile,
   "one HexagonBackendAllocateVTCM call per VTCM buffer, checked by summing\n"
   "the live ones, instead of plan-vtcm's one arena per function">;
@@ -105,6 +110,12 @@ def json : F<"json", grp_run,
   "print one JSON object on standard output instead of the outputs:\n"
   "each output's name, dtype, shape (and values if small), whether\n"
   "--check passed, and the compile, codegen, link and run wall times">;
+defm repeat : Eq<"repeat", "N", grp_run,
+  "run a graph N times in one session (default 1): round trips and time\n"
+  "are reported per inference">;
+def lazy_calls : F<"lazy-calls", grp_run,
+  "run a graph with the host runtime's lazy call queue: device calls are\n"
+  "queued and sent as one request at the next copy">;
 defm json_max_values : Eq<"json-max-values", "N", grp_run,
   "with --json, include an output's values when it has at most N\n"
   "elements (default 64; 0: never)">;

@@ -16,6 +16,7 @@
 #include <set>
 
 #include "compiler/frontend/DspSchedule.h"
+#include "compiler/frontend/GraphParser.h"
 #include "compiler/frontend/IndexBounds.h"
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/ParserCommon.h"
@@ -93,7 +94,8 @@ class DspSyntax {
   }
 
   void skip_to_func() {
-    while (!ts_.at(Tok::End) && !(ts_.at_word("func") && ts_.peek().line_start)) ts_.next();
+    while (!ts_.at(Tok::End) && !((ts_.at_word("func") || ts_.at_word("graph")) && ts_.peek().line_start))
+      ts_.next();
   }
 
   // Reports "expected WHAT, found ..." at the current token without throwing.
@@ -532,9 +534,18 @@ std::optional<TensorProgram> parse_program(const SourceFile& source, ErrorLog& l
   }
   TensorProgram program;
   std::set<std::string> names;
+  std::vector<GraphDecl> graphs;  // checked once every func is known
   while (!ts.at(Tok::End) && log.total() < kMaxErrors) {
+    if (ts.at_word("graph")) {
+      if (auto g = parse_graph_syntax(ts, log)) {
+        if (!names.insert(g->name).second) log.error(g->span, "duplicate function '" + g->name + "'");
+        graphs.push_back(std::move(*g));
+      }
+      log.flush(diag);
+      continue;
+    }
     if (!ts.at_word("func")) {
-      syntax.log_expected("'func'");
+      syntax.log_expected("'func' or 'graph'");
       ts.next();
       syntax.skip_to_func();
       continue;
@@ -546,6 +557,9 @@ std::optional<TensorProgram> parse_program(const SourceFile& source, ErrorLog& l
     }
     log.flush(diag);
   }
+  if (log.total() > 0) return std::nullopt;
+  for (const GraphDecl& g : graphs)
+    if (auto checked = check_graph(g, program, log)) program.graphs.push_back(std::move(*checked));
   if (log.total() > 0) return std::nullopt;
   return program;
 }

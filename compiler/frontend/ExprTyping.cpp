@@ -259,6 +259,11 @@ Elaborator::Val Elaborator::call(const Ast& a, std::optional<DataType> hint) {
 }
 
 Expr Elaborator::extern_call(const Ast& a) {
+  if (a.text == "call_func") {  // a function of the module: data handles only
+    std::vector<Expr> xs;
+    for (const auto& arg : a.args) xs.push_back(build(*arg, DataType::handle()));
+    return checked(log_, a.span, [&] { return Call::make(CallKind::Func, a.name, xs, a.span); });
+  }
   auto sig = lookup_extern(a.name);
   if (!sig) fail(a.span, "unknown extern function '" + a.name + "'");
   if (a.args.size() != sig->params.size())

@@ -40,7 +40,7 @@ constexpr Punct kPuncts[] = {
     {",", Tok::Comma},  {":", Tok::Colon},    {";", Tok::Semi},      {".", Tok::Dot},    {"=", Tok::Assign},
     {"+", Tok::Plus},   {"-", Tok::Minus},    {"*", Tok::Star},      {"/", Tok::Slash},  {"%", Tok::Percent},
     {"&", Tok::Amp},    {"|", Tok::Pipe},     {"^", Tok::Caret},     {"!", Tok::Bang},   {"~", Tok::Tilde},
-    {"<", Tok::Lt},     {">", Tok::Gt},
+    {"<", Tok::Lt},     {">", Tok::Gt},       {"@", Tok::At},
 };
 
 }  // namespace

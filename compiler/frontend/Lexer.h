@@ -54,6 +54,7 @@ enum class Tok : uint8_t {
   Ge,
   EqEq,
   Ne,
+  At,  // `@host` in a graph
 };
 
 struct Token {

@@ -226,9 +226,10 @@ AstPtr ExprParser::primary() {
 
 AstPtr ExprParser::call(const Token& name) {
   ts_.next();  // '('
-  if (d_ == Dialect::Tir && name.text == "call_extern") {
+  if (d_ == Dialect::Tir && (name.text == "call_extern" || name.text == "call_func")) {
     AstPtr n = node(Ast::Kind::Extern, name);
-    n->name = ts_.expect(Tok::String, "extern function name").text;
+    n->text = name.text;
+    n->name = ts_.expect(Tok::String, name.text == "call_func" ? "function name" : "extern function name").text;
     while (ts_.accept(Tok::Comma)) add(*n, binary(1));
     ts_.expect(Tok::RParen);
     return n;

@@ -100,7 +100,7 @@ bool is_free_function(const std::string& name) {
 }
 
 bool call_has_side_effects(CallKind kind, const std::string& name) {
-  if (kind == CallKind::Extern) return true;
+  if (kind != CallKind::Intrinsic) return true;
   const IntrinsicFunction* f = find_intrinsic(name);
   return !f || f->has_side_effects;
 }

@@ -249,6 +249,15 @@ Expr Load::make(Buffer buffer, std::vector<Expr> indices, Span s) {
 }
 
 Expr Call::make(CallKind kind, std::string name, std::vector<Expr> args, Span s) {
+  if (kind == CallKind::Func) {
+    require(!name.empty(), "call_func needs a function name");
+    for (size_t i = 0; i < args.size(); ++i) {
+      require_defined(args[i], "call argument");
+      require(args[i].dtype() == DataType::handle(), "argument " + std::to_string(i + 1) + " of call_func(\"" +
+                                                         name + "\") must be handle, got " + args[i].dtype().str());
+    }
+    return std::make_shared<Call>(DataType::i32(), kind, std::move(name), std::move(args), s);
+  }
   auto sig = kind == CallKind::Extern ? lookup_extern(name) : lookup_intrinsic(name);
   require(sig.has_value(), std::string(kind == CallKind::Extern ? "unknown extern function '"
                                                                  : "unknown intrinsic '") + name + "'");

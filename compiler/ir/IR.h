@@ -17,6 +17,7 @@
 #include "compiler/ir/Check.h"
 #include "compiler/ir/DataType.h"
 #include "compiler/ir/Schedule.h"
+#include "compiler/ir/Graph.h"
 #include "compiler/ir/SourceLocation.h"
 #include "compiler/ir/StorageScope.h"
 
@@ -241,7 +242,9 @@ struct Load : ExprNode {
 
 // Calls. Extern: a C function from runtime-support; Intrinsic: a compiler built-in. Both
 // tables, with each callee's signature, are in compiler/ir/Externs.h.
-enum class CallKind : uint8_t { Extern, Intrinsic };
+// Func: a function of the same module, by name, with buffer data handles as arguments (a
+// graph's device group calls its kernels so); it returns the callee's i32 status.
+enum class CallKind : uint8_t { Extern, Intrinsic, Func };
 
 struct Call : ExprNode {
   static constexpr NodeKind kKind = NodeKind::Call;
@@ -403,10 +406,18 @@ struct PackedFunc {
   Span span;
 };
 
+// In an inline namespace so that its mangled name differs from the host runtime's dspc::Module
+// (<dspc/host.h>): dspc links both, and an out-of-line copy of one's implicit destructor would
+// otherwise be taken for the other's.
+inline namespace tir {
 struct Module {
   std::vector<PrimFunc> funcs;
   std::vector<PackedFunc> packed;  // after make-packed-api: one per function
+  // After group-device-calls: each graph's order and steps; its device groups are functions
+  // in `funcs`.
+  std::vector<GraphPlan> graph_plans;
 };
+}  // namespace tir
 
 // ---------------------------------------------------------------- tensor program (pre-TIR)
 
@@ -436,6 +447,7 @@ struct TensorFunc {
 
 struct TensorProgram {
   std::vector<TensorFunc> funcs;
+  std::vector<Graph> graphs;  // `graph` forms, whose nodes call `funcs`
 };
 
 // ---------------------------------------------------------------- helpers

@@ -172,6 +172,8 @@ std::string print_expr(const Expr& e) {
     return "select(" + print_expr(op->cond) + ", " + print_expr(op->t) + ", " + print_expr(op->f) + ")";
   if (const auto* op = e.as<Load>()) return op->buffer->name + "[" + join_exprs(op->indices) + "]";
   if (const auto* op = e.as<Call>()) {
+    if (op->call_kind == CallKind::Func)
+      return "call_func(\"" + op->name + "\"" + (op->args.empty() ? "" : ", ") + join_exprs(op->args) + ")";
     if (op->call_kind == CallKind::Extern)
       return "call_extern(\"" + op->name + "\"" + (op->args.empty() ? "" : ", ") + join_exprs(op->args) + ")";
     return op->name + "(" + join_exprs(op->args) + ")";
@@ -209,6 +211,25 @@ std::string print_packed_func(const PackedFunc& f) {
   p.block(f.body, 1);
   p.line(0, "}");
   return p.out;
+}
+
+std::string print_graph_plan(const GraphPlan& p) {
+  auto names = [&](const std::vector<int>& ts) {
+    std::string s;
+    for (int t : ts) s += (s.empty() ? "" : ", ") + p.tensor_names[static_cast<size_t>(t)];
+    return s;
+  };
+  std::string s = "// graph " + p.graph + ": " + std::to_string(p.order.size()) + " calls, " +
+                  std::to_string(p.steps.size()) + " steps, " + std::to_string(p.device_groups()) + " device groups" +
+                  (p.grouped ? "" : " (grouping off)") + "\n";
+  for (const GraphStep& st : p.steps) {
+    s += st.side == Placement::Device ? "//   device " + st.func + "(" + names(st.inputs) + ") -> (" + names(st.outputs) + "):"
+                                      : std::string("//   host:");
+    for (size_t i = 0; i < st.nodes.size(); ++i)
+      s += std::string(i ? ";" : "") + " " + p.node_text[static_cast<size_t>(st.nodes[i])];
+    s += "\n";
+  }
+  return s;
 }
 
 std::string print_module(const Module& m) {

@@ -30,6 +30,9 @@ namespace dspc {
 std::string print_expr(const Expr& e);
 // Extents as TIR writes them: "[4, 8]". Messages about shapes use it too.
 std::string shape_str(const std::vector<int64_t>& shape);
+// A graph's order and device groups as comment lines (--print-after shows them above the TIR;
+// they are not TIR, so print_module leaves them out).
+std::string print_graph_plan(const GraphPlan& p);
 std::string print_stmt(const Stmt& s, int indent = 0);
 std::string print_func(const PrimFunc& f);
 std::string print_packed_func(const PackedFunc& f);

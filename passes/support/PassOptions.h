@@ -30,6 +30,9 @@ struct LowerOptions {
   // Stages without a schedule get the automatic one (vectorized innermost dimension,
   // partitioned boundaries); false leaves them as plain serial loop nests.
   bool auto_schedule = true;
+  // group-device-calls orders a graph's calls so that device calls run together, one device
+  // function per group; false: source order, one device function per device call (a baseline).
+  bool group_device_calls = true;
   // plan-vtcm packs a function's VTCM buffers into one arena (one allocation call); false
   // keeps one allocation call per buffer, checked by verify-vtcm-limit.
   bool plan_vtcm = true;

@@ -73,6 +73,7 @@ enum {
   DSPC_OP_LAST_ERROR = 9, /* - -> the device's last error as the error text */
   DSPC_OP_SHUTDOWN = 10,  /* - -> reply, then the server exits with status 0 */
   DSPC_OP_SYNC_COPY = 11, /* bookkeeping only: u64 offset, u64 bytes -> - (checks the range) */
+  DSPC_OP_CALL_BATCH = 12, /* dspc_proto_call_batch -> dspc_proto_call_batch_reply (queued calls) */
   /* For failure tests only: the server answers with a deliberately malformed reply. */
   DSPC_OP_TEST_BAD_REPLY = 100, /* u32 DSPC_PROTO_BAD_* */
 };
@@ -154,6 +155,20 @@ typedef struct {
   uint32_t ndim;
   int64_t shape[DSPC_PROTO_MAX_NDIM];
 } dspc_proto_arg;
+
+/* CALL_BATCH request: dspc_proto_call_batch, then num_calls CALL payloads (dspc_proto_call and
+ * its arguments) back to back. The server runs them in order and stops at the first whose
+ * kernel status is not 0: the reply says how many ran without failing (`done`, num_calls when
+ * all did) and that call's status, with its message as the error text. */
+typedef struct {
+  uint32_t num_calls;
+  uint32_t reserved;
+} dspc_proto_call_batch;
+
+typedef struct {
+  uint32_t done;
+  int32_t status;
+} dspc_proto_call_batch_reply;
 
 /* The layout is the contract: both sides are compiled by different compilers for different
  * architectures (clang for Hexagon, the host C++ compiler for x86-64). */

@@ -2,7 +2,9 @@
 // over the shared arena) and Local (in-process, for the host target). Internal to dspc_host.
 #pragma once
 
+#include <atomic>
 #include <mutex>
+#include <optional>
 
 #include "dspc/host.h"
 
@@ -18,6 +20,22 @@ struct CallArg {
   char* host;
   DType dtype;
   const std::vector<int64_t>* shape;
+};
+
+// A call waiting in the lazy queue (SessionOptions::lazy_calls), with its own copy of the shapes.
+struct QueuedCall {
+  uint32_t function;
+  std::string name;
+  std::vector<CallArg> args;
+  std::vector<std::vector<int64_t>> shapes;  // args[i].shape points at shapes[i]
+};
+
+// How a batch went: `done` calls succeeded; if done < the number of calls, call `done` failed
+// with `status` and `error`, and the calls after it did not run.
+struct BatchResult {
+  size_t done = 0;
+  int32_t status = 0;
+  std::string error;
 };
 
 struct Lookup {
@@ -37,6 +55,9 @@ class Backend {
   virtual Lookup lookup(uint32_t module, const std::string& name) = 0;
   // The kernel's status; *error is the device's message when it is non-zero.
   virtual int32_t call(uint32_t function, const std::vector<CallArg>& args, std::string* error) = 0;
+  // Runs the calls in order up to the first failure. The default makes one call() each; Remote
+  // sends them as one CALL_BATCH request (or as few as fit the request slot).
+  virtual BatchResult call_batch(const std::vector<QueuedCall>& calls);
   virtual std::string last_error() = 0;
   virtual void shutdown() = 0;
   virtual int pid() const { return -1; }
@@ -45,6 +66,13 @@ class Backend {
 
   std::chrono::milliseconds deadline{5000};
   std::mutex mutex;  // one request at a time
+  // Requests sent to the device server and answered (Session::round_trips); in-process: none.
+  std::atomic<uint64_t> round_trips{0};
+  // The lazy call queue (guarded by `mutex`), and an error a flush from a destructor could not
+  // throw, thrown by the next flush instead.
+  bool lazy = false;
+  std::vector<QueuedCall> queue;
+  std::optional<Error> deferred;
 };
 
 std::shared_ptr<Backend> make_remote_backend(const SessionOptions& options);

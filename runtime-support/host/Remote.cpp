@@ -93,6 +93,7 @@ const char* op_name(uint16_t op) {
     case DSPC_OP_UNLOAD: return "module unload";
     case DSPC_OP_LOOKUP: return "function lookup";
     case DSPC_OP_CALL: return "call";
+    case DSPC_OP_CALL_BATCH: return "call batch";
     case DSPC_OP_LAST_ERROR: return "last-error request";
     case DSPC_OP_SHUTDOWN: return "shutdown";
     default: return "request";
@@ -183,11 +184,13 @@ class Remote final : public Backend {
     return out;
   }
 
-  int32_t call(uint32_t function, const std::vector<CallArg>& args, std::string* error) override {
+  // Appends a CALL payload (dspc_proto_call and its arguments) to `p`.
+  static void encode_call(uint32_t function, const std::vector<CallArg>& args, std::vector<uint8_t>& p) {
     if (args.size() > DSPC_PROTO_MAX_ARGS) throw Error(ErrorKind::Usage, "more than 64 arguments");
-    std::vector<uint8_t> p(sizeof(dspc_proto_call) + args.size() * sizeof(dspc_proto_arg));
+    size_t base = p.size();
+    p.resize(base + sizeof(dspc_proto_call) + args.size() * sizeof(dspc_proto_arg));
     dspc_proto_call c{function, uint32_t(args.size())};
-    std::memcpy(p.data(), &c, sizeof c);
+    std::memcpy(p.data() + base, &c, sizeof c);
     for (size_t i = 0; i < args.size(); i++) {
       dspc_proto_arg a{};
       a.offset = args[i].handle;
@@ -196,13 +199,52 @@ class Remote final : public Backend {
       if (args[i].shape->size() > DSPC_PROTO_MAX_NDIM) throw Error(ErrorKind::Usage, "rank above 8");
       a.ndim = uint32_t(args[i].shape->size());
       for (size_t d = 0; d < args[i].shape->size(); d++) a.shape[d] = (*args[i].shape)[d];
-      std::memcpy(p.data() + sizeof c + i * sizeof a, &a, sizeof a);
+      std::memcpy(p.data() + base + sizeof c + i * sizeof a, &a, sizeof a);
     }
+  }
+
+  int32_t call(uint32_t function, const std::vector<CallArg>& args, std::string* error) override {
+    std::vector<uint8_t> p;
+    encode_call(function, args, p);
     Reply r = request(DSPC_OP_CALL, p.data(), p.size());
     check(r, "call");
     int32_t status = int32_t(payload_u64(r, 0, 4));
     *error = r.error;
     return status;
+  }
+
+  BatchResult call_batch(const std::vector<QueuedCall>& calls) override {
+    BatchResult out;
+    size_t first = 0;
+    while (first < calls.size()) {
+      // As many calls as fit one request slot.
+      std::vector<uint8_t> p(sizeof(dspc_proto_call_batch));
+      size_t end = first;
+      while (end < calls.size()) {
+        size_t bytes = sizeof(dspc_proto_call) + calls[end].args.size() * sizeof(dspc_proto_arg);
+        if (end > first && sizeof(dspc_proto_request) + p.size() + bytes > DSPC_PROTO_SLOT_BYTES) break;
+        encode_call(calls[end].function, calls[end].args, p);
+        ++end;
+      }
+      dspc_proto_call_batch b{uint32_t(end - first), 0};
+      std::memcpy(p.data(), &b, sizeof b);
+      Reply r = request(DSPC_OP_CALL_BATCH, p.data(), p.size());
+      check(r, "call batch");
+      if (r.payload.size() < sizeof(dspc_proto_call_batch_reply))
+        fail(ErrorKind::Protocol, "malformed reply from the device server: short call-batch reply");
+      dspc_proto_call_batch_reply q;
+      std::memcpy(&q, r.payload.data(), sizeof q);
+      if (q.done > end - first || (q.done < end - first && q.status == 0))
+        fail(ErrorKind::Protocol, "malformed reply from the device server: call-batch reply");
+      out.done = first + q.done;
+      if (q.done < end - first) {
+        out.status = q.status;
+        out.error = r.error;
+        return out;
+      }
+      first = end;
+    }
+    return out;
   }
 
   std::string last_error() override {
@@ -397,6 +439,7 @@ class Remote final : public Backend {
   Reply post_and_wait(const uint8_t* bytes, size_t n, uint16_t op) {
     if (!open_) throw Error(ErrorKind::Closed, "the session is closed");
     uint32_t seq = ++seq_;
+    round_trips.fetch_add(1, std::memory_order_relaxed);  // a message, whatever its answer
     std::memcpy(arena_ + DSPC_PROTO_REQUEST_OFFSET, bytes, n);
     __atomic_store_n(&ctl_->request_seq, seq, __ATOMIC_SEQ_CST);  // xchg: a full fence
     if (__atomic_load_n(&ctl_->server_waiting, __ATOMIC_SEQ_CST))  // else it is spinning

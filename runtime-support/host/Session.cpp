@@ -13,17 +13,68 @@ std::string DType::str() const {
   return std::string(code == 0 ? "i" : code == 1 ? "u" : "f") + std::to_string(bits);
 }
 
+namespace detail {
+
+BatchResult Backend::call_batch(const std::vector<QueuedCall>& calls) {
+  BatchResult r;
+  for (const QueuedCall& c : calls) {
+    r.status = call(c.function, c.args, &r.error);
+    if (r.status != 0) return r;
+    ++r.done;
+  }
+  return r;
+}
+
+}  // namespace detail
+
+namespace {
+
+// Sends the queued calls as one batch (the caller holds b.mutex) and throws for the first that
+// failed, naming it; the calls queued after it are dropped, unrun.
+void flush_locked(detail::Backend& b) {
+  if (b.deferred) {
+    Error e = *b.deferred;
+    b.deferred.reset();
+    b.queue.clear();
+    throw e;
+  }
+  if (b.queue.empty()) return;
+  std::vector<detail::QueuedCall> calls;
+  calls.swap(b.queue);
+  detail::BatchResult r = b.call_batch(calls);
+  if (r.done >= calls.size()) return;
+  size_t after = calls.size() - r.done - 1;
+  std::string msg = "queued call " + std::to_string(r.done + 1) + " of " + std::to_string(calls.size()) + " (" +
+                    calls[r.done].name + ") failed: " + r.error;
+  if (after) msg += " (the " + std::to_string(after) + (after == 1 ? " call" : " calls") + " queued after it did not run)";
+  throw Error(r.status == 2 ? ErrorKind::BadArgument : ErrorKind::Kernel, msg, r.status);
+}
+
+// For destructors, which cannot throw: a failure waits for the next flush.
+void flush_or_defer(detail::Backend& b) noexcept {
+  try {
+    flush_locked(b);
+  } catch (const Error& e) {
+    b.deferred = e;
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
 // ---- Session ---------------------------------------------------------------------------------
 
 Session::Session(SessionOptions options) : options_(std::move(options)) {
   backend_ = options_.target == "host" ? detail::make_local_backend(options_)
                                        : detail::make_remote_backend(options_);
+  backend_->lazy = options_.lazy_calls;
 }
 
 Session::~Session() {
   if (!backend_) return;
   try {
     std::lock_guard<std::mutex> lock(backend_->mutex);
+    if (backend_->is_open()) flush_or_defer(*backend_);
     backend_->shutdown();
   } catch (...) {
   }
@@ -44,9 +95,30 @@ static detail::Backend& need(const std::shared_ptr<detail::Backend>& b) {
   return *b;
 }
 
+void Session::sync() {
+  auto& b = need(backend_);
+  std::lock_guard<std::mutex> lock(b.mutex);
+  flush_locked(b);
+}
+void Session::set_lazy_calls(bool on) {
+  auto& b = need(backend_);
+  std::lock_guard<std::mutex> lock(b.mutex);
+  if (!on) flush_locked(b);
+  b.lazy = on;
+}
+bool Session::lazy_calls() const {
+  return backend_ && backend_->lazy;
+}
+size_t Session::queued_calls() const {
+  if (!backend_) return 0;
+  std::lock_guard<std::mutex> lock(backend_->mutex);
+  return backend_->queue.size();
+}
+
 void Session::close() {
   auto& b = need(backend_);
   std::lock_guard<std::mutex> lock(b.mutex);
+  if (b.is_open()) flush_locked(b);
   b.shutdown();
 }
 bool Session::is_open() const {
@@ -61,8 +133,13 @@ int Session::server_pid() const {
 std::string Session::last_error() {
   auto& b = need(backend_);
   std::lock_guard<std::mutex> lock(b.mutex);
+  flush_locked(b);
   return b.last_error();
 }
+uint64_t Session::round_trips() const {
+  return backend_ ? backend_->round_trips.load(std::memory_order_relaxed) : 0;
+}
+
 std::chrono::milliseconds Session::deadline() const {
   return need(backend_).deadline;
 }
@@ -107,6 +184,7 @@ DeviceBuffer::~DeviceBuffer() {
 void DeviceBuffer::release() noexcept {
   if (!backend_ || !host_) return;
   std::lock_guard<std::mutex> lock(backend_->mutex);
+  if (!backend_->queue.empty() && backend_->is_open()) flush_or_defer(*backend_);  // a queued call may use it
   backend_->free(handle_);
   host_ = nullptr;
 }
@@ -142,6 +220,10 @@ void DeviceBuffer::copy_from_host(const void* src, uint64_t nbytes) {
   if (nbytes != nbytes_)
     throw Error(ErrorKind::Usage, "copy of " + std::to_string(nbytes) + " bytes into a buffer of " +
                                       std::to_string(nbytes_) + " bytes");
+  {
+    std::lock_guard<std::mutex> lock(backend_->mutex);
+    flush_locked(*backend_);  // queued calls see the buffer as it was when they were queued
+  }
   std::memcpy(host_, src, nbytes);  // the arena: the device sees it at once
 }
 
@@ -151,6 +233,10 @@ void DeviceBuffer::copy_to_host(void* dst, uint64_t nbytes) const {
   if (nbytes != nbytes_)
     throw Error(ErrorKind::Usage, "copy of " + std::to_string(nbytes) + " bytes out of a buffer of " +
                                       std::to_string(nbytes_) + " bytes");
+  {
+    std::lock_guard<std::mutex> lock(backend_->mutex);
+    flush_locked(*backend_);  // a host read is a synchronization point
+  }
   std::memcpy(dst, host_, nbytes);
 }
 
@@ -164,6 +250,7 @@ struct Module::State {
     if (!loaded) return;
     loaded = false;
     std::lock_guard<std::mutex> lock(backend->mutex);
+    if (!backend->queue.empty() && backend->is_open()) flush_or_defer(*backend);  // calls of its functions
     backend->unload(handle);
   }
   ~State() { unload(); }
@@ -229,6 +316,17 @@ void Function::call(const std::vector<const DeviceBuffer*>& args) const {
   }
   std::string error;
   std::lock_guard<std::mutex> lock(backend_->mutex);
+  if (backend_->lazy) {
+    if (!backend_->is_open()) throw Error(ErrorKind::Closed, name_ + ": the session is closed");
+    detail::QueuedCall q{handle_, name_, a, {}};
+    q.shapes.reserve(a.size());
+    for (size_t i = 0; i < a.size(); i++) {
+      q.shapes.push_back(*a[i].shape);
+      q.args[i].shape = &q.shapes.back();
+    }
+    backend_->queue.push_back(std::move(q));
+    return;
+  }
   int32_t status = backend_->call(handle_, a, &error);
   if (status == 0) return;
   throw Error(status == 2 ? ErrorKind::BadArgument : ErrorKind::Kernel, name_ + ": " + error, status);

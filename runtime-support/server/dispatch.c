@@ -259,13 +259,15 @@ static int32_t call_unchecked(const dspc_func_desc* f, dspc_module_image* m, con
   return f->packed(data);
 }
 
-static int32_t op_call(void) {
-  const dspc_proto_call* c = (const dspc_proto_call*)payload(sizeof(dspc_proto_call));
-  if (!c) return malformed("truncated CALL", 0, 0);
+/* Checks the call at `c` (with `avail` bytes from there) and runs it. Returns DSPC_PROTO_OK with
+ * the kernel's status in *status and the call's size in *used, or a malformed reply. */
+static int32_t run_call(const dspc_proto_call* c, uint32_t avail, uint32_t* used, int32_t* status) {
+  if (avail < sizeof(dspc_proto_call)) return malformed("truncated CALL", 0, 0);
   if (c->num_args > DSPC_PROTO_MAX_ARGS)
     return malformed("CALL with ", c->num_args, " arguments (at most 64)");
   uint32_t need = sizeof(dspc_proto_call) + c->num_args * (uint32_t)sizeof(dspc_proto_arg);
-  if (!payload(need)) return malformed("truncated CALL: its arguments need ", need, " bytes");
+  if (avail < need) return malformed("truncated CALL: its arguments need ", need, " bytes");
+  *used = need;
   static dspc_arg args[DSPC_PROTO_MAX_ARGS];
   static int64_t shapes[DSPC_PROTO_MAX_ARGS][DSPC_PROTO_MAX_NDIM];
   const dspc_proto_arg* in = (const dspc_proto_arg*)(c + 1);
@@ -290,8 +292,12 @@ static int32_t op_call(void) {
   const dspc_func_desc* f = function_of(c->function, &m);
   if (!f) return status_with(DSPC_PROTO_BAD_HANDLE, "call: no such function (was its module unloaded?)");
   dspc_set_last_error("");
-  int32_t status = f->call ? f->call(args, (int32_t)c->num_args, 0) : call_unchecked(f, m, args, c->num_args);
-  put(&status, 4);
+  *status = f->call ? f->call(args, (int32_t)c->num_args, 0) : call_unchecked(f, m, args, c->num_args);
+  return DSPC_PROTO_OK;
+}
+
+/* The reply to a call that returned `status`: OK, with the device's message if it failed. */
+static int32_t call_result(int32_t status) {
   if (status == 0) return status_with(DSPC_PROTO_OK, 0);
   if (dspc_get_last_error()[0]) return status_with(DSPC_PROTO_OK, dspc_get_last_error());
   char msg[96];
@@ -300,6 +306,38 @@ static int32_t op_call(void) {
   dspc_text_str(&t, "kernel failed with status ");
   dspc_text_i64(&t, status);
   return status_with(DSPC_PROTO_OK, msg);
+}
+
+static int32_t op_call(void) {
+  uint32_t avail = request_bytes - (uint32_t)sizeof(dspc_proto_request), used = 0;
+  int32_t status = 0;
+  int32_t r = run_call((const dspc_proto_call*)(request + sizeof(dspc_proto_request)), avail, &used, &status);
+  if (r != DSPC_PROTO_OK) return r;
+  put(&status, 4);
+  return call_result(status);
+}
+
+/* CALL_BATCH: the calls in order, up to the first that fails. */
+static int32_t op_call_batch(void) {
+  const dspc_proto_call_batch* b = (const dspc_proto_call_batch*)payload(sizeof(dspc_proto_call_batch));
+  if (!b) return malformed("truncated CALL_BATCH", 0, 0);
+  uint32_t at = (uint32_t)(sizeof(dspc_proto_request) + sizeof(dspc_proto_call_batch));
+  for (uint32_t i = 0; i < b->num_calls; i++) {
+    uint32_t used = 0;
+    int32_t status = 0;
+    /* Calls start 8-byte aligned: each is 8 bytes plus 80 per argument. */
+    int32_t r = run_call((const dspc_proto_call*)(request + at), request_bytes - at, &used, &status);
+    if (r != DSPC_PROTO_OK) return r;
+    at += used;
+    if (status != 0) {
+      dspc_proto_call_batch_reply out = {i, status};
+      put(&out, sizeof out);
+      return call_result(status);
+    }
+  }
+  dspc_proto_call_batch_reply out = {b->num_calls, 0};
+  put(&out, sizeof out);
+  return status_with(DSPC_PROTO_OK, 0);
 }
 
 static int32_t op_sync_copy(void) {
@@ -327,6 +365,7 @@ static int32_t dispatch(uint32_t seq) {
     case DSPC_OP_UNLOAD: return op_unload();
     case DSPC_OP_LOOKUP: return op_lookup();
     case DSPC_OP_CALL: return op_call();
+    case DSPC_OP_CALL_BATCH: return op_call_batch();
     case DSPC_OP_LAST_ERROR: return status_with(DSPC_PROTO_OK, dspc_get_last_error());
     case DSPC_OP_SHUTDOWN: return status_with(DSPC_PROTO_OK, 0);
     case DSPC_OP_SYNC_COPY: return op_sync_copy();

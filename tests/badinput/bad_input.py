@@ -113,6 +113,7 @@ def cases(f):
     string("--target", [P], "hexagon-v99", r"unknown target 'hexagon-v99'")
     add("--target/negative", [P, "--target=-5"], r"unknown target '-5'")
     string("--emit", [P], "pdf", r"unknown --emit kind 'pdf'")
+    add("--emit/graph-json-without-graph", [P, "--emit=graph-json"], r"--emit=graph-json needs a \.dsp file with a graph")
     string("--print-after", [P], "no-such-pass", r"unknown pass 'no-such-pass' in --print-after")
     string("--inject-internal-error", [P], "no-such-pass", r"--inject-internal-error, got 'no-such-pass'")
     add("--inject-internal-error/bad-kind", [P, "--inject-internal-error=simplify:boom"],
@@ -155,6 +156,10 @@ def cases(f):
     numeric("--json-max-values", RI + ["--json"], r"--json-max-values needs a whole number from 0 to 1000000000, got '.*'",
             extra=[("over-a-billion", "1000000001")])
     add("--json-max-values/without-json", RI + ["--json-max-values=3"], r"--json-max-values needs --json")
+    numeric("--repeat", RI, r"--repeat needs a count from 1 to 1000000, got '.*'|empty value for --repeat",
+            extra=[("zero", "0"), ("over-a-million", "1000001")])
+    add("--repeat/not-a-graph", RI + ["--repeat=2"], r"--repeat goes with a graph")
+    add("--lazy-calls/not-a-graph", RI + ["--lazy-calls"], r"--lazy-calls goes with a graph")
     string("--func", RI, "nosuch", r"no function 'nosuch' in .*f\.dsp \(functions: f\)")
     string("--qemu", ["run", P, "--random-inputs"], None, None)
     add("--qemu/missing-file", ["run", P, "--random-inputs", "--qemu=" + f["missing"]],
@@ -233,7 +238,7 @@ def cases(f):
     add("c/same-stem", [C, P, P, "-o", X], r"two kernel files would both give the header 'f\.h'")
     add("c/control", [C, P, "-o", X], None)
     for opt in ["--seed=1", "--timeout=5", "--qemu=x", "--func=f", "--keep-temps", "--check", "--session",
-                "--random-inputs", "--sim-vtcm-capacity=1", "--input", "--output"]:
+                "--random-inputs", "--sim-vtcm-capacity=1", "--input", "--output", "--repeat=2", "--lazy-calls"]:
         args = [P, opt] + (["A=" + f["ok_npy"]] if opt in ("--input", "--output") else [])
         add(f"run-only/{opt}", args, re.escape(opt.split("=")[0]) + r" goes with 'dspc run'")
     for opt in [["-o", f["dir"] + "/x"], ["--emit=llvm"]]:

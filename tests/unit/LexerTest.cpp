@@ -129,9 +129,9 @@ TEST(Lexer, ErrorsAreTokensAndLexingGoesOn) {
   EXPECT_EQ(toks[3].text, "b");
   EXPECT_EQ(toks[3].span.line, 2u);
 
-  toks = lex("a @ b");
+  toks = lex("a $ b");
   EXPECT_EQ(toks[1].kind, Tok::Error);
-  EXPECT_EQ(toks[1].text, "unexpected character '@'");
+  EXPECT_EQ(toks[1].text, "unexpected character '$'");
   EXPECT_EQ(toks[2].text, "b");
 
   toks = lex(std::string("a\0b\xff", 4));

@@ -71,7 +71,11 @@ TEST(RoundTrip, EveryGoldenInputAfterEveryPass) {
       Diagnostics d2(err, &printed);
       auto m = parse_tir(printed, d2);
       ASSERT_TRUE(m.has_value()) << printed.path << ":\n" << err.str() << "\n" << text;
-      EXPECT_EQ(print_module(*m), text) << printed.path;
+      // The trace after group-device-calls starts with comment lines (the graph's order and
+      // groups) that are not TIR; the rest must print back exactly.
+      std::string tir = text;
+      while (tir.rfind("// ", 0) == 0) tir = tir.substr(tir.find('\n') + 1);
+      EXPECT_EQ(print_module(*m), tir) << printed.path;
       ++modules;
     }
   }

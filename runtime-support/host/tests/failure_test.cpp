@@ -191,6 +191,17 @@ TEST_F(Failure, MalformedRequestsGetErrorReplies) {
     EXPECT_EQ(r.status, DSPC_PROTO_MALFORMED) << shape.size();
     EXPECT_EQ(contains(r.error, "argument extent"), "");
   }
+  // A CALL_BATCH that announces more calls than it holds, or whose call points outside device
+  // memory, is malformed too.
+  dspc_proto_call_batch two{2, 0};
+  auto batch = bytes_of(two);
+  r = s.send_raw_for_testing(request(Q, V, DSPC_OP_CALL_BATCH, uint32_t(16 + batch.size()), batch));
+  EXPECT_EQ(r.status, DSPC_PROTO_MALFORMED);
+  EXPECT_EQ(contains(r.error, "truncated CALL"), "");
+  batch.insert(batch.end(), body.begin(), body.end());
+  r = s.send_raw_for_testing(request(Q, V, DSPC_OP_CALL_BATCH, uint32_t(16 + batch.size()), batch));
+  EXPECT_EQ(r.status, DSPC_PROTO_MALFORMED);
+  EXPECT_EQ(contains(r.error, "argument 0's data lies outside device memory"), "");
   EXPECT_TRUE(s.is_open());
   std::vector<int32_t> x(1024, 5), y(1024);
   DeviceBuffer A(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});

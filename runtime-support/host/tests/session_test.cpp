@@ -42,6 +42,89 @@ TEST_P(SessionTest, AddsThroughThePackedEntry) {
   m.function("empty")();
 }
 
+// The round-trip counter: a call is one message, a copy none (it is a memcpy into the shared
+// arena); an in-process session sends no messages at all.
+TEST_P(SessionTest, CountsRoundTripsOfCallsNotCopies) {
+  Session s(options());
+  auto m = Module::load(s, module_path(GetParam(), "v1"));
+  auto add = m.function("add_i32");
+  std::vector<int32_t> a(1024, 5), c(1024);
+  DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
+  bool remote = GetParam() != "host";
+  uint64_t setup = s.round_trips();
+  EXPECT_EQ(setup > 0, remote);  // open, load, lookup, three allocations
+  A.copy_from_host(a);
+  B.copy_from_host(a);
+  EXPECT_EQ(s.round_trips(), setup);
+  for (int i = 0; i < 3; i++) add(A, B, C);
+  C.copy_to_host(c);
+  EXPECT_EQ(c[7], 10);
+  EXPECT_EQ(s.round_trips() - setup, remote ? 3u : 0u);
+}
+
+// The lazy call queue: twelve calls are one round trip, sent at the copy out; without it, twelve.
+TEST_P(SessionTest, LazyQueueSendsQueuedCallsAsOneRequest) {
+  for (bool lazy : {true, false}) {
+    dspc::SessionOptions o = options();
+    o.lazy_calls = lazy;
+    Session s(o);
+    auto m = Module::load(s, module_path(GetParam(), "v1"));
+    auto add = m.function("add_i32");
+    std::vector<int32_t> one(1024, 1), out(1024);
+    DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
+    A.copy_from_host(one);
+    B.copy_from_host(one);
+    uint64_t before = s.round_trips();
+    for (int i = 0; i < 6; i++) {  // C = A + B, then A = C + B: A grows by 2 per pair
+      add(A, B, C);
+      add(C, B, A);
+    }
+    EXPECT_EQ(s.queued_calls(), lazy ? 12u : 0u);
+    bool remote = GetParam() != "host";
+    EXPECT_EQ(s.round_trips() - before, lazy || !remote ? 0u : 12u);
+    A.copy_to_host(out);  // the synchronization point
+    EXPECT_EQ(s.queued_calls(), 0u);
+    EXPECT_EQ(s.round_trips() - before, !remote ? 0u : lazy ? 1u : 12u) << (lazy ? "lazy" : "eager");
+    EXPECT_EQ(out[5], 13);
+  }
+}
+
+// A queued call that fails is reported at the flush, by its place in the queue and its name;
+// the calls queued after it do not run, and the session keeps working.
+TEST_P(SessionTest, LazyQueueNamesTheFailingCall) {
+  dspc::SessionOptions o = options();
+  o.lazy_calls = true;
+  Session s(o);
+  auto m = Module::load(s, module_path(GetParam(), "v1"));
+  auto add = m.function("add_i32");
+  std::vector<int32_t> one(1024, 1), out(1024);
+  DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
+  DeviceBuffer Wrong(s, DType::i8(), {1024});
+  A.copy_from_host(one);
+  B.copy_from_host(one);
+  add(A, B, C);
+  add(A, Wrong, C);  // queued: the checked entry refuses it on the device
+  add(C, B, A);
+  try {
+    s.sync();
+    FAIL() << "the bad call was not reported";
+  } catch (const dspc::Error& e) {
+    EXPECT_EQ(e.kind(), dspc::ErrorKind::BadArgument);
+    std::string what = e.what();
+    EXPECT_NE(what.find("queued call 2 of 3 (add_i32) failed: "), std::string::npos) << what;
+    EXPECT_NE(what.find("argument 1 (B): expected "), std::string::npos) << what;
+    EXPECT_NE(what.find("got i8[1024]"), std::string::npos) << what;
+    EXPECT_NE(what.find("(the 1 call queued after it did not run)"), std::string::npos) << what;
+  }
+  A.copy_to_host(out);
+  EXPECT_EQ(out[0], 1);  // the third call did not run
+  C.copy_to_host(out);
+  EXPECT_EQ(out[0], 2);  // the first did
+  add(C, B, A);
+  A.copy_to_host(out);
+  EXPECT_EQ(out[0], 3);
+}
+
 TEST_P(SessionTest, StagesThroughVtcmWithVtcmArguments) {
   Session s(options());
   auto m = Module::load(s, module_path(GetParam(), "v1"));

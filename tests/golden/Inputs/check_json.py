@@ -3,7 +3,7 @@
 
   check_json.py module JSON NM_S LIST_PASSES [--tir]
       `dspc --emit=json` output JSON: valid JSON with the schema's keys; `passes` is
-      `dspc --list-passes` (LIST_PASSES), without schedule-ops for TIR input; each function's
+      `dspc --list-passes` (LIST_PASSES), without schedule-ops and group-device-calls for TIR input; each function's
       `code_bytes` is its symbol's size in `llvm-nm -S` of the --emit=obj object (NM_S); the
       code sizes fit in `text_bytes`.
   check_json.py run JSON [--status S]
@@ -35,7 +35,7 @@ def check_module(args):
     want(d["module"] is None, "module should be null for --emit=json")
     passes = [p.strip() for p in open(passes_path) if p.strip()]
     if tir:
-        passes = [p for p in passes if p != "schedule-ops"]
+        passes = [p for p in passes if p not in ("schedule-ops", "group-device-calls")]
     want(d["passes"] == passes, f"passes {d['passes']} != {passes}")
     sizes = {}
     for line in open(nm_path):
@@ -62,8 +62,16 @@ def check_run(args):
     d = json.load(open(path))
     keys = ["format", "version", "source", "function", "target", "mode", "status", "error", "outputs", "check",
             "timings_ms"]
+    if d.get("mode") == "graph" and "graph" in d:  # a graph's run adds its round trips
+        keys.append("graph")
     want(list(d) == keys, f"keys {list(d)} != {keys}")
     want(d["format"] == "dspc-run" and d["version"] == 1, "wrong format/version")
+    if "graph" in d:
+        g = d["graph"]
+        rt = g["round_trips"]
+        want(rt["inferences"] == rt["per_inference"] * g["inferences"], "round trips per inference disagree")
+        want(g["device_calls_per_inference"] == g["device_groups"], "one device call per device group")
+        want(g["device_groups"] >= rt["per_inference"], "more round trips than device groups")
     want(d["status"] == status, f"status {d['status']!r}, expected {status!r}")
     want((d["error"] is None) == (status != "error"), f"error {d['error']!r} with status {status}")
     for name, ms in d["timings_ms"].items():

@@ -88,6 +88,12 @@ struct SessionOptions {
   // 0 sleeps at once.
   std::chrono::microseconds spin{50};
   uint32_t server_spin = 2000;
+  // The lazy call queue: Function::call only queues the call; the queue goes to the device as
+  // one request at the next synchronization point (a copy in or out of a DeviceBuffer,
+  // Session::sync, last_error, freeing a buffer, unloading a module, close). A failure is
+  // reported there, naming the queued call that failed; the calls queued after it do not run.
+  // false (the default): one round trip per call.
+  bool lazy_calls = false;
 };
 
 namespace detail {
@@ -109,6 +115,17 @@ class Session {
   std::string last_error();  // the device's last error text
   std::chrono::milliseconds deadline() const;
   void set_deadline(std::chrono::milliseconds d);
+  // Round trips so far: every message exchange with the device server (open, allocations,
+  // loads, lookups, calls, frees, ...). Copies in and out of device memory go through the shared
+  // arena and send no message, so they count nothing. In-process sessions (target "host")
+  // send no messages: always 0. Read it before and after a piece of work to count that work's.
+  uint64_t round_trips() const;
+  // The lazy call queue (SessionOptions::lazy_calls): turn it on or off (off sends what is
+  // queued first), send the queued calls now, and how many wait.
+  void set_lazy_calls(bool on);
+  bool lazy_calls() const;
+  void sync();
+  size_t queued_calls() const;
 
   // For failure tests: sends raw bytes as a request (the server must answer with an error
   // reply), and asks the server for a deliberately malformed reply (DSPC_PROTO_BAD_*).

@@ -1,0 +1,333 @@
+// The `graph` form: a dataflow graph of calls to the file's funcs.
+//
+// 1. Syntax: `graph NAME(INPUTS) -> (RESULTS) { [@host] NAMES = [@host] FUNC(ARGS) ... }`, one call a
+//    statement (`;` or a new line between them). A syntax error skips the graph.
+// 2. Meaning, in source order: the signature's tensors; each call's callee, placement and
+//    results (a result named in the signature must match its declared dtype and shape; `_`
+//    discards one); then every call's arguments against the callee's inputs (arity, dtype,
+//    shape; a tensor may be defined later in the text, since the graph is dataflow); then
+//    results never computed, tensors never read, and cycles (Kahn's algorithm; a node left
+//    over lies on or behind a cycle, and the walk back along its inputs finds one).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "compiler/frontend/GraphParser.h"
+#include "compiler/ir/Printer.h"
+
+namespace dspc::frontend {
+
+namespace {
+
+std::string type_str(DataType t, const std::vector<int64_t>& shape) { return t.str() + shape_str(shape); }
+
+void skip_to_top(TokenStream& ts) {
+  while (!ts.at(Tok::End) && !((ts.at_word("func") || ts.at_word("graph")) && ts.peek().line_start)) ts.next();
+}
+
+void params(TokenStream& ts, std::vector<GraphParamDecl>& out) {
+  do {
+    GraphParamDecl p;
+    const Token& name = ts.expect(Tok::Ident, "parameter name");
+    p.name = name.text;
+    p.span = name.span;
+    ts.expect(Tok::Colon);
+    const Token& dt = ts.expect(Tok::Ident, "dtype");
+    p.dtype = dt.text;
+    p.dtype_span = dt.span;
+    ts.expect(Tok::LBracket);
+    do {
+      const Token& t = ts.peek();
+      if (t.kind != Tok::Int || t.suffix) ts.fail_expected("extent");
+      ts.next();
+      p.extents.push_back({t.int_value, t.span});
+    } while (ts.accept(Tok::Comma));
+    ts.expect(Tok::RBracket);
+    out.push_back(std::move(p));
+  } while (ts.accept(Tok::Comma));
+}
+
+GraphName name_of(const Token& t) { return {t.text, t.span}; }
+
+}  // namespace
+
+std::optional<GraphDecl> parse_graph_syntax(TokenStream& ts, ErrorLog& log) {
+  GraphDecl g;
+  try {
+    ts.next();
+    const Token& name = ts.expect(Tok::Ident, "graph name");
+    g.name = name.text;
+    g.span = name.span;
+    ts.expect(Tok::LParen);
+    if (!ts.at(Tok::RParen)) params(ts, g.inputs);
+    ts.expect(Tok::RParen);
+    ts.expect(Tok::Arrow);
+    ts.expect(Tok::LParen);
+    params(ts, g.outputs);
+    ts.expect(Tok::RParen);
+    ts.expect(Tok::LBrace);
+    for (;;) {
+      if (ts.accept(Tok::Semi)) continue;
+      if (ts.at(Tok::RBrace)) {
+        g.end = ts.next().span;
+        break;
+      }
+      if (ts.at(Tok::End)) ts.fail_expected("'}'");
+      if (g.calls.size() >= kMaxStages)
+        ts.fail(ts.peek().span, "graph '" + g.name + "' has more than " + std::to_string(kMaxStages) + " calls");
+      GraphCallDecl c;
+      // The placement may also open the statement: `@host b = f(a)`.
+      if (ts.accept(Tok::At)) c.placement = name_of(ts.expect(Tok::Ident, "placement after '@' (host)"));
+      do {
+        c.results.push_back(name_of(ts.expect(Tok::Ident, "tensor name or '}'")));
+      } while (ts.accept(Tok::Comma));
+      ts.expect(Tok::Assign);
+      if (ts.at(Tok::At)) {
+        if (c.placement) ts.fail(ts.peek().span, "the call already has a placement");
+        ts.next();
+        c.placement = name_of(ts.expect(Tok::Ident, "placement after '@' (host)"));
+      }
+      c.func = name_of(ts.expect(Tok::Ident, "function name"));
+      ts.expect(Tok::LParen);
+      if (!ts.at(Tok::RParen)) {
+        do {
+          c.args.push_back(name_of(ts.expect(Tok::Ident, "tensor name")));
+        } while (ts.accept(Tok::Comma));
+      }
+      c.args_end = ts.expect(Tok::RParen).span;
+      g.calls.push_back(std::move(c));
+    }
+  } catch (const Abort&) {
+    if (!ts.at(Tok::End)) ts.next();
+    skip_to_top(ts);
+    return std::nullopt;
+  }
+  (void)log;
+  return g;
+}
+
+namespace {
+
+class GraphChecker {
+ public:
+  GraphChecker(const GraphDecl& d, const TensorProgram& p, ErrorLog& log) : d_(d), p_(p), log_(log) {}
+
+  std::optional<Graph> run() {
+    g_.name = d_.name;
+    g_.span = d_.span;
+    for (const auto& p : d_.inputs) param(p, true);
+    for (const auto& p : d_.outputs) param(p, false);
+    if (failed_) return std::nullopt;
+    if (d_.calls.empty()) return error(d_.span, "graph '" + d_.name + "' has no calls");
+    for (const auto& c : d_.calls) define(c);
+    if (failed_) return std::nullopt;
+    for (size_t i = 0; i < d_.calls.size(); ++i) arguments(d_.calls[i], g_.nodes[i]);
+    if (failed_) return std::nullopt;
+    for (size_t k = 0; k < g_.outputs.size(); ++k) {
+      const GraphTensor& t = g_.tensors[static_cast<size_t>(g_.outputs[k])];
+      if (t.producer < 0) error(d_.outputs[k].span, "graph result '" + t.name + "' is not computed by any call");
+    }
+    if (failed_) return std::nullopt;
+    unused();
+    if (failed_) return std::nullopt;
+    cycles();
+    if (failed_) return std::nullopt;
+    return g_;
+  }
+
+ private:
+  std::nullopt_t error(Span span, std::string message) {
+    log_.error(span, std::move(message));
+    failed_ = true;
+    return std::nullopt;
+  }
+
+  const TensorFunc* find_func(const std::string& name) const {
+    for (const TensorFunc& f : p_.funcs)
+      if (f.name == name) return &f;
+    return nullptr;
+  }
+
+  void param(const GraphParamDecl& p, bool input) {
+    if (ids_.count(p.name)) return (void)error(p.span, "duplicate parameter '" + p.name + "'");
+    static const std::set<std::string> kDtypes = {"i8", "i16", "i32", "i64", "u8", "u16",
+                                                  "u32", "u64", "f32", "f64", "bool"};
+    if (p.dtype == "f16") return (void)error(p.dtype_span, "f16 is not supported yet");
+    if (!kDtypes.count(p.dtype)) return (void)error(p.dtype_span, "unknown dtype '" + p.dtype + "'");
+    GraphTensor t;
+    t.name = p.name;
+    t.span = p.span;
+    t.dtype = *DataType::parse(p.dtype);
+    std::vector<uint64_t> values;
+    for (const auto& [v, span] : p.extents) {
+      if (v == 0) return (void)error(span, "extent must be positive");
+      values.push_back(v);
+    }
+    if (auto m = size_error("tensor '" + p.name + "'", element_count(values), t.dtype)) return (void)error(p.span, *m);
+    t.shape.assign(values.begin(), values.end());
+    int id = static_cast<int>(g_.tensors.size());
+    ids_[p.name] = id;
+    g_.tensors.push_back(std::move(t));
+    (input ? g_.inputs : g_.outputs).push_back(id);
+  }
+
+  // The callee, the placement and the results of one call.
+  void define(const GraphCallDecl& c) {
+    GraphNode& n = g_.nodes.emplace_back();
+    n.func = c.func.name;
+    n.span = c.func.span;
+    if (c.placement) {
+      if (c.placement->name == "host") n.placement = Placement::Host;
+      else if (c.placement->name == "device" || c.placement->name == "dsp") n.placement = Placement::Device;
+      else error(c.placement->span, "unknown placement '@" + c.placement->name + "' (expected @host or @dsp)");
+    }
+    const TensorFunc* f = find_func(c.func.name);
+    if (!f) {
+      bool is_graph = false;
+      for (const Graph& g : p_.graphs) is_graph |= g.name == c.func.name;
+      if (is_graph || c.func.name == d_.name)
+        return (void)error(c.func.span, "'" + c.func.name + "' is a graph; a graph calls funcs only");
+      return (void)error(c.func.span, "unknown function '" + c.func.name + "'");
+    }
+    if (c.results.size() != f->outputs.size())
+      return (void)error(c.results[0].span, "'" + f->name + "' gives " + plural(f->outputs.size(), "result", "results") +
+                                                ", but the call assigns " + plural(c.results.size(), "name", "names"));
+    int node = static_cast<int>(g_.nodes.size()) - 1;
+    for (size_t k = 0; k < c.results.size(); ++k) {
+      const GraphName& r = c.results[k];
+      const Buffer& out = f->outputs[k];
+      auto it = ids_.find(r.name);
+      if (r.name == "_") {
+        GraphTensor t{"_" + std::to_string(g_.tensors.size()), out->dtype, out->shape, r.span, node, int(k)};
+        discarded_.insert(static_cast<int>(g_.tensors.size()));
+        n.outputs.push_back(static_cast<int>(g_.tensors.size()));
+        g_.tensors.push_back(std::move(t));
+        continue;
+      }
+      if (it != ids_.end()) {
+        GraphTensor& t = g_.tensors[static_cast<size_t>(it->second)];
+        bool is_result = std::count(g_.outputs.begin(), g_.outputs.end(), it->second) > 0;
+        if (!is_result || t.producer >= 0) {
+          error(r.span, std::count(g_.inputs.begin(), g_.inputs.end(), it->second)
+                            ? "cannot assign to graph input '" + r.name + "'"
+                            : "tensor '" + r.name + "' is already defined");
+          continue;
+        }
+        if (t.dtype != out->dtype || t.shape != out->shape) {
+          error(r.span, "graph result '" + r.name + "' is declared " + type_str(t.dtype, t.shape) + " but '" + f->name +
+                            "' gives " + type_str(out->dtype, out->shape) + " (result " + out->name + ")");
+          continue;
+        }
+        t.producer = node;
+        t.output = static_cast<int>(k);
+        n.outputs.push_back(it->second);
+        continue;
+      }
+      ids_[r.name] = static_cast<int>(g_.tensors.size());
+      n.outputs.push_back(static_cast<int>(g_.tensors.size()));
+      g_.tensors.push_back({r.name, out->dtype, out->shape, r.span, node, static_cast<int>(k)});
+    }
+  }
+
+  void arguments(const GraphCallDecl& c, GraphNode& n) {
+    const TensorFunc* f = find_func(c.func.name);
+    if (c.args.size() != f->inputs.size())
+      return (void)error(c.args.size() > f->inputs.size() ? c.args[f->inputs.size()].span : c.args_end,
+                         "'" + f->name + "' takes " + plural(f->inputs.size(), "input", "inputs") + ", got " +
+                             std::to_string(c.args.size()));
+    for (size_t k = 0; k < c.args.size(); ++k) {
+      const GraphName& a = c.args[k];
+      auto it = ids_.find(a.name);
+      if (it == ids_.end() || a.name == "_") {
+        error(a.span, "undefined tensor '" + a.name + "'");
+        continue;
+      }
+      const GraphTensor& t = g_.tensors[static_cast<size_t>(it->second)];
+      const Buffer& in = f->inputs[k];
+      if (t.dtype != in->dtype || t.shape != in->shape) {
+        error(a.span, "argument " + std::to_string(k + 1) + " of '" + f->name + "' (" + in->name + ") must be " +
+                          type_str(in->dtype, in->shape) + ", got '" + a.name + "' of " + type_str(t.dtype, t.shape));
+        continue;
+      }
+      n.inputs.push_back(it->second);
+      read_.insert(it->second);
+    }
+  }
+
+  void unused() {
+    for (size_t i = 0; i < g_.tensors.size(); ++i) {
+      int id = static_cast<int>(i);
+      if (read_.count(id) || discarded_.count(id) || std::count(g_.outputs.begin(), g_.outputs.end(), id)) continue;
+      const GraphTensor& t = g_.tensors[i];
+      error(t.span, t.producer < 0 ? "graph input '" + t.name + "' is never used"
+                                   : "tensor '" + t.name + "' is never used (name a result you do not need '_')");
+    }
+  }
+
+  void cycles() {
+    auto preds = g_.predecessors();
+    size_t n = g_.nodes.size();
+    std::vector<int> missing(n);
+    std::vector<std::vector<int>> succs(n);
+    for (size_t i = 0; i < n; ++i) {
+      missing[i] = static_cast<int>(preds[i].size());
+      for (int p : preds[i]) succs[static_cast<size_t>(p)].push_back(static_cast<int>(i));
+    }
+    std::vector<int> ready;
+    for (size_t i = 0; i < n; ++i)
+      if (!missing[i]) ready.push_back(static_cast<int>(i));
+    size_t done = 0;
+    while (!ready.empty()) {
+      int v = ready.back();
+      ready.pop_back();
+      ++done;
+      for (int s : succs[static_cast<size_t>(v)])
+        if (--missing[static_cast<size_t>(s)] == 0) ready.push_back(s);
+    }
+    if (done == n) return;
+    // Walk back from the first node left along inputs that are left too, until a node repeats.
+    int v = 0;
+    while (missing[static_cast<size_t>(v)] == 0) ++v;
+    std::vector<int> path;
+    std::vector<int> seen(n, -1);
+    while (seen[static_cast<size_t>(v)] < 0) {
+      seen[static_cast<size_t>(v)] = static_cast<int>(path.size());
+      path.push_back(v);
+      for (int p : preds[static_cast<size_t>(v)])
+        if (missing[static_cast<size_t>(p)] > 0) {
+          v = p;
+          break;
+        }
+    }
+    std::vector<int> cycle(path.begin() + seen[static_cast<size_t>(v)], path.end());
+    std::reverse(cycle.begin(), cycle.end());  // producers first
+    int first = *std::min_element(cycle.begin(), cycle.end());
+    std::rotate(cycle.begin(), std::find(cycle.begin(), cycle.end(), first), cycle.end());
+    auto describe = [&](int node) {
+      const GraphNode& gn = g_.nodes[static_cast<size_t>(node)];
+      std::string s = g_.tensors[static_cast<size_t>(gn.outputs[0])].name + " = " + gn.func + "(";
+      for (size_t i = 0; i < gn.inputs.size(); ++i) s += (i ? ", " : "") + g_.tensors[static_cast<size_t>(gn.inputs[i])].name;
+      return s + ")";
+    };
+    std::string text;
+    for (int c : cycle) text += describe(c) + " -> ";
+    text += describe(first);
+    error(g_.nodes[static_cast<size_t>(first)].span, "the calls of graph '" + g_.name + "' form a cycle: " + text);
+  }
+
+  const GraphDecl& d_;
+  const TensorProgram& p_;
+  ErrorLog& log_;
+  Graph g_;
+  bool failed_ = false;
+  std::map<std::string, int> ids_;
+  std::set<int> read_, discarded_;
+};
+
+}  // namespace
+
+std::optional<Graph> check_graph(const GraphDecl& decl, const TensorProgram& program, ErrorLog& log) {
+  return GraphChecker(decl, program, log).run();
+}
+
+}  // namespace dspc::frontend
