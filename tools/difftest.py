@@ -357,6 +357,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--out-dir", default="difftest-failures")
     ap.add_argument("--no-shrink", action="store_true")
+    ap.add_argument("--progress", type=int, default=0, metavar="N", help="print the counts every N cases")
     ap.add_argument("--regressions", help="run every .dsp in this folder (its DIFFTEST-RUN lines) instead")
     args = ap.parse_args()
     args.targets = args.targets.split(",")
@@ -370,7 +371,7 @@ def main():
     counts = {"ok": 0, "rejected": 0, "mismatch": 0, "crash": 0}
     failures = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for k, text, results in pool.map(lambda k: check_case(args, k), ks):
+        for done, (k, text, results) in enumerate(pool.map(lambda k: check_case(args, k), ks), 1):
             kinds = [r[0] for r in results.values()]
             worst = next((w for w in ["crash", "mismatch", "rejected"] if w in kinds), "ok")
             counts[worst] += 1
@@ -380,6 +381,9 @@ def main():
                 failures.append((k, results))
                 target = next(t for t, r in results.items() if r[0] == worst)
                 print(f"case {k}: {worst} on {target}: {results[target][1][:500]}", flush=True)
+            if args.progress and done % args.progress == 0:
+                print(f"difftest: {done}/{len(ks)} cases, {counts['ok']} ok, {counts['rejected']} rejected, "
+                      f"{len(failures)} failed so far", flush=True)
     os.makedirs(args.out_dir, exist_ok=True) if failures else None
     for k, results in failures:
         case = Case(args.seed, k)
