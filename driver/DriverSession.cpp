@@ -16,22 +16,39 @@
 
 namespace dspc {
 
+namespace {
+
+// A session's options from dspc run's: target, per-request deadline, simulator, VTCM pool, and
+// a shared-memory arena that holds `tensor_bytes` (each tensor rounded up to the guest's 64 KiB
+// pages) besides 64 MiB for VTCM and the rest. False, with `error`, for a VTCM capacity of 0,
+// which no session can serve.
+bool session_options(const std::string& target, int timeout_seconds, const std::string& qemu, int64_t vtcm_capacity,
+                     uint64_t tensor_bytes, const char* what, SessionOptions& options, std::string& error) {
+  options.target = target;
+  options.deadline = std::chrono::milliseconds(int64_t(timeout_seconds) * 1000);
+  if (!qemu.empty()) options.qemu = qemu;
+  if (vtcm_capacity == 0) {
+    error = std::string(what) + " needs a --sim-vtcm-capacity above 0";
+    return false;
+  }
+  if (vtcm_capacity > 0) options.vtcm_bytes = uint64_t(vtcm_capacity);
+  if (tensor_bytes + (64ull << 20) > options.arena_bytes) options.arena_bytes = tensor_bytes + (64ull << 20);
+  return true;
+}
+
+uint64_t pages(uint64_t bytes) { return (bytes + 0xffff) & ~uint64_t(0xffff); }
+
+}  // namespace
+
 bool run_in_session(const SessionRun& run, std::vector<std::vector<uint8_t>>& outputs, std::string& error) {
   try {
-    SessionOptions options;
-    options.target = run.target;
-    options.deadline = std::chrono::milliseconds(int64_t(run.timeout_seconds) * 1000);
-    if (!run.qemu.empty()) options.qemu = run.qemu;
-    if (run.vtcm_capacity == 0) {
-      error = "--session needs a --sim-vtcm-capacity above 0";
-      return false;
-    }
-    if (run.vtcm_capacity > 0) options.vtcm_bytes = uint64_t(run.vtcm_capacity);
-    // The arena holds every tensor (each rounded up to the guest's 64 KiB pages) besides VTCM.
     uint64_t need = 0;
-    for (const auto& in : run.inputs) need += (in.size() + 0xffff) & ~uint64_t(0xffff);
+    for (const auto& in : run.inputs) need += pages(in.size());
     need *= 2;  // the outputs are not known yet; they rarely outweigh the inputs twice over
-    if (need + (64ull << 20) > options.arena_bytes) options.arena_bytes = need + (64ull << 20);
+    SessionOptions options;
+    if (!session_options(run.target, run.timeout_seconds, run.qemu, run.vtcm_capacity, need, "--session", options,
+                         error))
+      return false;
 
     Session session(options);
     Module module = Module::load(session, run.module_path);
@@ -90,19 +107,13 @@ void* host_address(const DeviceBuffer& b) { return reinterpret_cast<void*>(stati
 bool run_graph_in_session(const GraphRun& run, std::vector<std::vector<uint8_t>>& outputs, GraphRunStats& stats,
                           std::string& error) {
   try {
-    SessionOptions options;
-    options.target = run.target;
-    options.deadline = std::chrono::milliseconds(int64_t(run.timeout_seconds) * 1000);
-    if (!run.qemu.empty()) options.qemu = run.qemu;
-    if (run.vtcm_capacity == 0) {
-      error = "running a graph needs a --sim-vtcm-capacity above 0";
-      return false;
-    }
-    if (run.vtcm_capacity > 0) options.vtcm_bytes = uint64_t(run.vtcm_capacity);
-    options.lazy_calls = run.lazy_calls;
     uint64_t need = 0;
-    for (const auto& t : run.tensors) need += (t.nbytes + 0xffff) & ~uint64_t(0xffff);
-    if (need + (64ull << 20) > options.arena_bytes) options.arena_bytes = need + (64ull << 20);
+    for (const auto& t : run.tensors) need += pages(t.nbytes);
+    SessionOptions options;
+    if (!session_options(run.target, run.timeout_seconds, run.qemu, run.vtcm_capacity, need, "running a graph",
+                         options, error))
+      return false;
+    options.lazy_calls = run.lazy_calls;
 
     Session device(options);
     std::optional<Session> host_session;
