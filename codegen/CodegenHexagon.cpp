@@ -34,6 +34,7 @@
 #include <set>
 
 #include <llvm/Analysis/VectorUtils.h>
+#include <llvm/CodeGen/WindowScheduler.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -68,6 +69,11 @@ void configure_llvm_options() {
   // (tests/difftest/regressions/noshuf_spill_reload.dsp). The same for all compilations, so
   // setting it once keeps compilations independent.
   set_option<bool>("slot1-store-slot0-load", false);
+  // The software pipeliner's window scheduler (new in LLVM 19, tried when swing modulo
+  // scheduling fails) crashes in ScheduleDAGMILive::updatePressureDiffs on some loops (a
+  // SIGSEGV of dspc on a random program: tests/difftest/regressions/window_scheduler.dsp).
+  // Swing modulo scheduling stays on.
+  set_option<llvm::WindowSchedulingFlag>("window-sched", llvm::WS_Off);
 }
 
 namespace {
