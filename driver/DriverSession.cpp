@@ -38,6 +38,13 @@ bool session_options(const std::string& target, int timeout_seconds, const std::
 
 uint64_t pages(uint64_t bytes) { return (bytes + 0xffff) & ~uint64_t(0xffff); }
 
+// A session's error as dspc run reports it: a timeout names the --timeout that set it.
+std::string session_error(const Error& e, int timeout_seconds) {
+  std::string text = e.what();
+  if (e.kind() == ErrorKind::Timeout) text += " (--timeout=" + std::to_string(timeout_seconds) + ")";
+  return text;
+}
+
 }  // namespace
 
 bool run_in_session(const SessionRun& run, std::vector<std::vector<uint8_t>>& outputs, std::string& error) {
@@ -81,8 +88,7 @@ bool run_in_session(const SessionRun& run, std::vector<std::vector<uint8_t>>& ou
     session.close();
     return true;
   } catch (const Error& e) {
-    error = e.what();
-    if (e.kind() == ErrorKind::Timeout) error += " (--timeout=" + std::to_string(run.timeout_seconds) + ")";
+    error = session_error(e, run.timeout_seconds);
     return false;
   }
 }
@@ -215,8 +221,7 @@ bool run_graph_in_session(const GraphRun& run, std::vector<std::vector<uint8_t>>
     stats.teardown_round_trips = device.round_trips() - end;
     return true;
   } catch (const Error& e) {
-    error = e.what();
-    if (e.kind() == ErrorKind::Timeout) error += " (--timeout=" + std::to_string(run.timeout_seconds) + ")";
+    error = session_error(e, run.timeout_seconds);
     return false;
   }
 }
