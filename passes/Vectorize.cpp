@@ -265,8 +265,8 @@ class LoopVectorizer : public IRMutator {
     if (extent && extent->value > 1 && extent->value <= kMaxLanes && !must_stay_scalar(loop->body, hexagon_)) {
       int lanes = static_cast<int>(extent->value);
       try {
-        LaneWidener w(loop->var.get(), Ramp::make(loop->min, make_i32(1), lanes, loop->span), lanes);
-        return w.mutate(loop->body);
+        if (hexagon_ && (lanes & (lanes - 1)) != 0) return power_of_two_pieces(loop, lanes);
+        return widen_at(loop, loop->min, lanes);
       } catch (const CannotVectorize&) {
       }
     }
@@ -274,6 +274,68 @@ class LoopVectorizer : public IRMutator {
   }
 
  private:
+  // The body with the loop variable replaced by lanes [at, at + lanes).
+  static Stmt widen_at(const For* loop, const Expr& at, int lanes) {
+    LaneWidener w(loop->var.get(), Ramp::make(at, make_i32(1), lanes, loop->span), lanes);
+    return w.mutate(loop->body);
+  }
+
+  static Expr plus(const Expr& a, int64_t k) {
+    return k == 0 ? a : simplify_expr(Binary::make(BinaryOp::Add, a, make_i32(k)));
+  }
+
+  // On Hexagon a vector of L lanes, L not a power of two, becomes power-of-two vectors: LLVM 19's
+  // Hexagon backend widens odd vectors (<127 x i16>, <10 x i8>) and aborts in some of those
+  // ("Cannot select: HexagonISD::VEXTRACTW", found by tools/difftest.py). With P the largest
+  // power of two below L, a body that only stores what it does not read (every store is then
+  // idempotent) runs as two overlapping P-lane vectors at min and min + L - P, as a split's
+  // last iteration shifts inwards; other bodies (an update of an accumulator) run as
+  // non-overlapping pieces P, P/2, ..., 4, and the last 0 to 3 iterations unrolled.
+  Stmt power_of_two_pieces(const For* loop, int lanes) {
+    int p = 1;
+    while (p * 2 < lanes) p *= 2;
+    std::vector<Stmt> pieces;
+    if (stores_only_what_it_does_not_read(loop->body)) {
+      pieces.push_back(widen_at(loop, loop->min, p));
+      pieces.push_back(widen_at(loop, plus(loop->min, lanes - p), p));
+      return Seq::make(std::move(pieces), loop->span);
+    }
+    int done = 0;
+    for (; p >= kMinHexagonLanes; p /= 2) {
+      if (lanes - done < p) continue;
+      pieces.push_back(widen_at(loop, plus(loop->min, done), p));
+      done += p;
+    }
+    if (done < lanes)
+      pieces.push_back(For::make(loop->var, plus(loop->min, done), make_i32(lanes - done), ForKind::Unrolled,
+                                 loop->body, loop->span));
+    return Seq::make(std::move(pieces), loop->span);
+  }
+
+  static bool stores_only_what_it_does_not_read(const Stmt& body) {
+    struct Access : IRVisitor {
+      std::unordered_map<const BufferNode*, int> seen;  // bit 1: loaded, bit 2: stored
+      std::unordered_map<const BufferNode*, bool> local;
+      bool calls = false;
+      void visit_Load(const Load* op) override {
+        seen[op->buffer.get()] |= 1;
+        IRVisitor::visit_Load(op);
+      }
+      void visit_Store(const Store* op) override {
+        seen[op->buffer.get()] |= 2;
+        IRVisitor::visit_Store(op);
+      }
+      void visit_Allocate(const Allocate* op) override {
+        local[op->buffer.get()] = true;
+        IRVisitor::visit_Allocate(op);
+      }
+    } a;
+    a.visit(body);
+    for (const auto& [buffer, bits] : a.seen)
+      if (bits == 3 && !a.local.count(buffer)) return false;
+    return true;
+  }
+
   static constexpr int64_t kMaxLanes = 1024;
   static constexpr int64_t kMinHexagonLanes = 4;
   bool hexagon_;
