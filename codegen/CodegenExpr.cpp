@@ -459,6 +459,10 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
       }
       return b_.getInt32(0);
     }
+    if (op->name == kMemoryBarrier) {
+      hooks_->memory_barrier(b_);
+      return b_.getInt32(0);
+    }
     if (op->name == kHandleAdd)
       return b_.CreateInBoundsGEP(b_.getInt8Ty(), eval(op->args[0]), b_.CreateSExt(eval(op->args[1]), index_type_));
     if (op->name == kThrowLastError) {

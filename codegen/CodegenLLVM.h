@@ -68,6 +68,9 @@ class TargetHooks {
                                 const std::vector<llvm::Value*>& s, bool s_signed) {
     return nullptr;
   }
+  // A point no memory access crosses (plan-vtcm's memory_barrier()); the IR order is enough
+  // where the target runs accesses in order.
+  virtual void memory_barrier(llvm::IRBuilder<>& b) {}
   // A prefetch hint for `height` rows of `width` bytes, `stride` bytes apart, from `at` (i32
   // values); false when the target has no box prefetch (codegen then hints the first line).
   virtual bool prefetch_box(llvm::IRBuilder<>& b, llvm::Value* at, llvm::Value* width, llvm::Value* height,

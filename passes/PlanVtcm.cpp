@@ -8,7 +8,7 @@
 //     lifetimes overlap its own, that overlaps none of those buffers.
 //  3. Check the arena against the capacity, then rewrite (two or more buffers): the arena
 //     `allocate` around the body, a `let` of handle_add(arena, offset) + `decl_buffer` for
-//     each buffer.
+//     each buffer, after a memory_barrier() where the buffer reuses bytes of an earlier one.
 #include "passes/PlanVtcm.h"
 
 #include <algorithm>
@@ -115,19 +115,33 @@ bool overlap(const VtcmPlan::Slot& a, const VtcmPlan::Slot& b) {
 class Rewriter : public IRMutator {
  public:
   Rewriter(const VtcmPlan& plan, VarRef arena) : arena_(std::move(arena)) {
-    for (const auto& s : plan.slots) offsets_[s.buffer->data.get()] = s.offset;
+    for (const auto& s : plan.slots) {
+      offsets_[s.buffer->data.get()] = s.offset;
+      for (const auto& o : plan.slots)
+        if (o.last >= o.first && o.last < s.first && o.offset < s.offset + s.buffer->size_bytes() &&
+            s.offset < o.offset + o.buffer->size_bytes())
+          reuses_.insert(s.buffer->data.get());
+    }
   }
   Stmt mutate_Allocate(const Allocate* op, const Stmt& self) override {
     auto it = offsets_.find(op->buffer->data.get());
     if (it == offsets_.end()) return IRMutator::mutate_Allocate(op, self);
     Span s = op->span;
     Expr at = Call::make(CallKind::Intrinsic, kHandleAdd, {var_expr(arena_), make_i32(it->second)}, s);
-    return LetStmt::make(op->buffer->data, at, DeclBuffer::make(op->buffer, mutate(op->body), s), s);
+    Stmt let = LetStmt::make(op->buffer->data, at, DeclBuffer::make(op->buffer, mutate(op->body), s), s);
+    if (!reuses_.count(op->buffer->data.get())) return let;
+    // The buffer reuses bytes of one that is dead now. Its first store must not share a packet
+    // with the old buffer's last one: LLVM 19 packs two stores to one address into a packet,
+    // and qemu-hexagon then keeps the old (HVX) store's bytes (found by tools/difftest.py,
+    // tests/difftest/regressions/vtcm_reuse_packet.dsp).
+    Stmt barrier = Evaluate::make(Call::make(CallKind::Intrinsic, kMemoryBarrier, {}, s), s);
+    return Seq::make({barrier, let}, s);
   }
 
  private:
   VarRef arena_;
   std::map<const VarNode*, int64_t> offsets_;
+  std::set<const VarNode*> reuses_;
 };
 
 }  // namespace

@@ -38,6 +38,9 @@ const std::vector<IntrinsicFunction>& intrinsic_functions() {
       // `height` rows of `width` bytes, `stride` bytes apart, will be read soon (the prefetch
       // schedule primitive). Changes no value; 0.
       {kPrefetch, {kI32, {kHandle, kI32, kI32, kI32, kI32}}, true},
+      // No memory access moves across it, and none shares a Hexagon packet with one on the
+      // other side: plan-vtcm puts it where a buffer starts in bytes an earlier one used. 0.
+      {kMemoryBarrier, {kI32, {}}, true},
       // The checked packed entry's vocabulary (make-packed-api; only inside a packed_func).
       {kArgData, {kHandle, {kHandle, kI32}}, false},
       {kArgShape, {kHandle, {kHandle, kI32}}, false},

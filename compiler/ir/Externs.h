@@ -30,6 +30,7 @@ inline constexpr const char* kIsNullptr = "isnullptr";
 inline constexpr const char* kThrowLastError = "throw_last_error";
 inline constexpr const char* kHandleAdd = "handle_add";
 inline constexpr const char* kPrefetch = "prefetch";
+inline constexpr const char* kMemoryBarrier = "memory_barrier";
 
 // The checked packed entry (make-packed-api). The arg_* intrinsics read field `i` of
 // args[i] (a dspc_arg array); arg_extent reads shape[d] of argument i.
