@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "Backend.h"
+#include "Replies.h"
 #include "runtime-support/common/protocol.h"
 
 namespace dspc::detail {
@@ -127,9 +128,7 @@ class Remote final : public Backend {
                        memory == Memory::VTCM ? uint32_t(DSPC_MEM_VTCM) : uint32_t(DSPC_MEM_GLOBAL)};
     Reply r = request(DSPC_OP_ALLOC, &a, sizeof a);
     check(r, memory == Memory::VTCM ? "VTCM allocation" : "device memory allocation");
-    uint64_t offset = payload_u64(r, 0);
-    if (offset > arena_bytes_ || nbytes > arena_bytes_ - offset)
-      fail(ErrorKind::Protocol, "malformed reply from the device server: allocation outside the arena");
+    uint64_t offset = decoded([&] { return decode_alloc_reply(r, nbytes, arena_bytes_); });
     return {offset, arena_ + offset};
   }
 
@@ -166,22 +165,7 @@ class Remote final : public Backend {
     std::memcpy(p.data() + 8, name.data(), name.size());
     Reply r = request(DSPC_OP_LOOKUP, p.data(), p.size());
     check(r, "looking up '" + name + "'");
-    if (r.payload.size() < sizeof(dspc_proto_lookup_reply))
-      fail(ErrorKind::Protocol, "malformed reply from the device server: short lookup reply");
-    dspc_proto_lookup_reply head_out;
-    std::memcpy(&head_out, r.payload.data(), sizeof head_out);
-    if (r.payload.size() != sizeof head_out + uint64_t(head_out.num_params) * sizeof(dspc_proto_param))
-      fail(ErrorKind::Protocol, "malformed reply from the device server: lookup reply size");
-    Lookup out{head_out.function, {}};
-    for (uint32_t i = 0; i < head_out.num_params; i++) {
-      dspc_proto_param q;
-      std::memcpy(&q, r.payload.data() + sizeof head_out + i * sizeof q, sizeof q);
-      q.name[sizeof q.name - 1] = 0;
-      Param p{q.name, DType{q.type_code, q.bits}, q.is_output != 0, {}};
-      for (uint32_t d = 0; d < q.ndim && d < DSPC_PROTO_MAX_NDIM; d++) p.shape.push_back(q.shape[d]);
-      out.params.push_back(std::move(p));
-    }
-    return out;
+    return decoded([&] { return decode_lookup_reply(r); });
   }
 
   // Appends a CALL payload (dspc_proto_call and its arguments) to `p`.
@@ -230,12 +214,7 @@ class Remote final : public Backend {
       std::memcpy(p.data(), &b, sizeof b);
       Reply r = request(DSPC_OP_CALL_BATCH, p.data(), p.size());
       check(r, "call batch");
-      if (r.payload.size() < sizeof(dspc_proto_call_batch_reply))
-        fail(ErrorKind::Protocol, "malformed reply from the device server: short call-batch reply");
-      dspc_proto_call_batch_reply q;
-      std::memcpy(&q, r.payload.data(), sizeof q);
-      if (q.done > end - first || (q.done < end - first && q.status == 0))
-        fail(ErrorKind::Protocol, "malformed reply from the device server: call-batch reply");
+      BatchReply q = decoded([&] { return decode_call_batch_reply(r, uint32_t(end - first)); });
       out.done = first + q.done;
       if (q.done < end - first) {
         out.status = q.status;
@@ -288,12 +267,15 @@ class Remote final : public Backend {
   void bad_reply(uint32_t mode) override { request(DSPC_OP_TEST_BAD_REPLY, &mode, sizeof mode); }
 
  private:
-  struct Reply {
-    int32_t status;
-    uint16_t op;
-    std::vector<uint8_t> payload;
-    std::string error;
-  };
+  // f(), with a malformed reply ending the session with the protocol error.
+  template <class F>
+  auto decoded(F f) -> decltype(f()) {
+    try {
+      return f();
+    } catch (const MalformedReply& m) {
+      fail(ErrorKind::Protocol, "malformed reply from the device server: " + m.what);
+    }
+  }
 
   void start() {
     // The VTCM region spans whole guest pages; the pool inside it gets exactly the capacity asked
@@ -468,29 +450,13 @@ class Remote final : public Backend {
         futex_wait(&ctl_->reply_seq, now, std::min<Clock::duration>(std::chrono::milliseconds(5), until - t));
       __atomic_store_n(&ctl_->host_waiting, 0u, __ATOMIC_RELEASE);
     }
-    dspc_proto_reply h;
-    std::memcpy(&h, arena_ + DSPC_PROTO_REPLY_OFFSET, sizeof h);
-    const char* bad = nullptr;
-    if (h.magic != DSPC_PROTO_REPLY_MAGIC)
-      bad = "bad magic";
-    else if (h.version != DSPC_PROTO_VERSION)
-      bad = "bad version";
-    else if (h.seq != seq)
-      bad = "sequence number does not match the request's";
-    else if (h.length < sizeof h || h.length > DSPC_PROTO_SLOT_BYTES)
-      bad = "length outside the reply slot";
-    else if (h.error_bytes > DSPC_PROTO_MAX_ERROR ||
-             uint64_t(sizeof h) + h.payload_bytes + h.error_bytes != h.length)
-      bad = "payload and error sizes do not add up to the length";
-    else if (op && h.op != op)
-      bad = "answers another operation";
-    if (bad)
+    try {
+      return decode_reply(reinterpret_cast<const uint8_t*>(arena_) + DSPC_PROTO_REPLY_OFFSET,
+                          DSPC_PROTO_SLOT_BYTES, seq, op);
+    } catch (const MalformedReply& m) {
       fail(ErrorKind::Protocol, std::string("malformed reply from the device server to the ") + what + ": " +
-                                    bad + "; the session is closed");
-    const char* body = arena_ + DSPC_PROTO_REPLY_OFFSET + sizeof h;
-    Reply r{h.status, h.op, std::vector<uint8_t>(body, body + h.payload_bytes),
-            std::string(body + h.payload_bytes, h.error_bytes)};
-    return r;
+                                    m.what + "; the session is closed");
+    }
   }
 
   void check(const Reply& r, const std::string& what) {
@@ -505,11 +471,7 @@ class Remote final : public Backend {
   }
 
   uint64_t payload_u64(const Reply& r, size_t at, size_t bytes = 8) {
-    if (r.payload.size() < at + bytes)
-      fail(ErrorKind::Protocol, "malformed reply from the device server: short payload");
-    uint64_t v = 0;
-    std::memcpy(&v, r.payload.data() + at, bytes);
-    return v;
+    return decoded([&] { return reply_u64(r, at, bytes); });
   }
 
   SessionOptions options_;

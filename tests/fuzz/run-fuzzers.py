@@ -21,6 +21,7 @@ The corpus folder keeps what a run found for the next run. Seeds:
   npy       .npy files the tests wrote (under the seed build) and one of each dtype, rank 0-3
   protocol  request sequences (hello, alloc, load, lookup, call, free, close, shutdown, ...)
   elf       the shared modules the tests and examples built (under the seed build)
+  reply     well-formed replies to each operation, and a few malformed ones
 A crash, leak, timeout or UB report stops that target; its input is saved under artifacts/.
 The last lines are a table: target, seconds, executions, executions per second, corpus size,
 result. The exit code is 1 if any target found something.
@@ -35,7 +36,7 @@ import subprocess
 import sys
 import time
 
-TARGETS = ["dsp", "tir", "pipeline", "npy", "protocol", "elf"]
+TARGETS = ["dsp", "tir", "pipeline", "npy", "protocol", "elf", "reply"]
 # Per-input time limits (seconds): the pipeline runs LLVM's -O2 pipeline on each input.
 TIMEOUTS = {"pipeline": 60}
 DEFAULT_TIMEOUT = 20
@@ -132,6 +133,32 @@ def protocol_seeds():
     return {name: data for name, data in seeds.items()}
 
 
+def reply(op_index, number, status, payload=b"", error=b"", raw=0):
+    """fuzz_reply's input: flags (operation index), the request's number, the reply slot."""
+    head = struct.pack("<IHHIIiIII", 0x52435044, 1, 0, 36 + len(payload) + len(error), 7, status,
+                       len(payload), len(error), 0)
+    return bytes([op_index | raw]) + struct.pack("<I", number) + head + payload + error
+
+
+def reply_seeds():
+    param = lambda name, bits, out, shape: name.ljust(32, b"\0") + struct.pack("<BBBBI", 1, bits, out, len(shape), 0) \
+        + b"".join(struct.pack("<q", e) for e in shape) + b"\0" * 8 * (8 - len(shape))
+    return {
+        "hello": reply(0, 0, 0, struct.pack("<IQQ", 1, 262144, 1 << 20)),
+        "alloc": reply(1, 4096, 0, struct.pack("<Q", 131072)),
+        "alloc-outside": reply(1, 4096, 0, struct.pack("<Q", (64 << 20) - 100)),
+        "alloc-no-memory": reply(1, 4096, 2, b"", b"out of VTCM"),
+        "load": reply(2, 0, 0, struct.pack("<I", 16)),
+        "lookup": reply(3, 0, 0, struct.pack("<II", 65536, 2) + param(b"A", 8, 0, (4, 8)) + param(b"C", 8, 1, (4, 8))),
+        "lookup-short": reply(3, 0, 0, struct.pack("<II", 65536, 3) + param(b"A", 8, 0, (4,))),
+        "call": reply(4, 0, 0, struct.pack("<i", 0)),
+        "call-batch": reply(5, 3, 0, struct.pack("<Ii", 3, 0)),
+        "call-batch-failed": reply(5, 3, 0, struct.pack("<Ii", 1, -5), b"k2: bad argument"),
+        "last-error": reply(6, 0, 0, b"", b"VTCM allocation of 8192 bytes failed"),
+        "raw-bad-magic": reply(7, 0, 0, raw=0x80)[:5] + b"\0" * 36,
+    }
+
+
 def thin(folder, keep):
     """Keeps `keep` files of the folder, evenly spaced in name order (a short run's seeds)."""
     names = sorted(os.listdir(folder))
@@ -193,6 +220,8 @@ def make_seeds(seed_dir, seed_build, targets, max_seeds=0):
                     add("npy", "build-" + os.path.relpath(path, seed_build).replace("/", "_"), open(path, "rb").read())
     for name, data in protocol_seeds().items():
         add("protocol", name, data)
+    for name, data in reply_seeds().items():
+        add("reply", name, data)
     if "elf" in targets and seed_build:
         for path in sorted(glob.glob(os.path.join(seed_build, "**/*.so"), recursive=True)):
             if "CMakeFiles" in path or os.path.getsize(path) > 1 << 20:
