@@ -33,7 +33,7 @@ using namespace frontend;
 struct Extent {
   uint64_t value;
   Span span;
-  std::string param;  // in a generic func, the parameter that is the extent by itself
+  GenericExtent form;  // in a generic func, the extent as `mul * param + add`, if it has that form
 };
 
 struct ParamDecl {
@@ -129,6 +129,41 @@ class DspSyntax {
     env_ = std::move(env);
   }
 
+  // `e` as `mul * param + add` with at most one parameter (empty for none), or nullopt for
+  // another form. Coefficients stay below 2^31 so that inference cannot overflow.
+  std::optional<GenericExtent> affine(const Ast& e) {
+    constexpr int64_t kLimit = INT32_MAX;
+    auto small = [&](const GenericExtent& r) -> std::optional<GenericExtent> {
+      if (r.mul < -kLimit || r.mul > kLimit || r.add < -kLimit || r.add > kLimit) return std::nullopt;
+      return r;
+    };
+    switch (e.kind) {
+      case Ast::Kind::Literal:
+        if (e.is_float || e.suffix || e.magnitude > static_cast<uint64_t>(kLimit)) return std::nullopt;
+        return GenericExtent{
+            "", 0, e.negative ? -static_cast<int64_t>(e.magnitude) : static_cast<int64_t>(e.magnitude)};
+      case Ast::Kind::Name:
+        if (!env_->has(e.name)) return std::nullopt;
+        return GenericExtent{e.name, 1, 0};
+      case Ast::Kind::Binary: {
+        auto a = affine(*e.args[0]), b = affine(*e.args[1]);
+        if (!a || !b) return std::nullopt;
+        if (e.bop == BinaryOp::Add || e.bop == BinaryOp::Sub) {
+          if (!a->param.empty() && !b->param.empty() && a->param != b->param) return std::nullopt;
+          int64_t s = e.bop == BinaryOp::Add ? 1 : -1;
+          return small({a->param.empty() ? b->param : a->param, a->mul + s * b->mul, a->add + s * b->add});
+        }
+        if (e.bop == BinaryOp::Mul) {
+          if (a->param.empty()) std::swap(a, b);
+          if (!b->param.empty()) return std::nullopt;
+          return small({a->param, a->mul * b->add, a->add * b->add});
+        }
+        return std::nullopt;
+      }
+      default: return std::nullopt;
+    }
+  }
+
   // In a generic func, a tensor or variable may not take a parameter's name.
   void not_param(const Token& t, const char* what) {
     if (env_ && env_->has(t.text))
@@ -162,7 +197,9 @@ class DspSyntax {
       AstPtr x = parse_expr(ts_, Dialect::Dsp);
       int64_t v = eval_generic(*x, *env_, ts_);
       if (v <= 0 && values_) ts_.fail(at, "extent must be positive, got " + std::to_string(v));
-      return {values_ ? static_cast<uint64_t>(v) : 1, at, x->kind == Ast::Kind::Name ? x->name : ""};
+      GenericExtent form;
+      if (auto a = affine(*x); a && !a->param.empty() && a->mul > 0) form = *a;
+      return {values_ ? static_cast<uint64_t>(v) : 1, at, form};
     }
     if (t.kind != Tok::Int || t.suffix) ts_.fail_expected("extent");
     ts_.next();
@@ -228,6 +265,12 @@ class DspSyntax {
   // `if (COND) { LINES } else if (COND) { LINES } else { LINES }` in a generic func's schedule:
   // the lines of the branch whose condition holds apply; every branch is checked for syntax.
   void if_lines(FuncDecl& f, bool keep) {
+    struct Depth {
+      int& d;
+      explicit Depth(int& x) : d(++x) {}
+      ~Depth() { --d; }
+    } depth(if_depth_);
+    if (if_depth_ > kMaxNesting) ts_.fail(ts_.peek().span, "schedule 'if' blocks are nested too deeply");
     ts_.next();
     ts_.expect(Tok::LParen);
     AstPtr c = parse_expr(ts_, Dialect::Dsp);
@@ -359,6 +402,7 @@ class DspSyntax {
   ErrorLog& log_;
   const std::map<std::string, int64_t>* values_;
   std::optional<GenericEnv> env_;  // in a generic func
+  int if_depth_ = 0;               // nested `if` and `else if` in a schedule (bounded, as recursion)
 };
 
 // ---------------------------------------------------------------- meaning
@@ -725,7 +769,7 @@ class ProgramParser : public GenericInstantiator {
     for (const ParamDecl& in : f.inputs) {
       g.input_names.push_back(in.name);
       auto& dims = g.input_dims.emplace_back();
-      for (const Extent& e : in.extents) dims.push_back(e.param);
+      for (const Extent& e : in.extents) dims.push_back(e.form);
     }
     program_.generics.push_back({g.name, g.params, g.span});
     generics_.emplace(g.name, std::move(g));

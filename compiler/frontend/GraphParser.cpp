@@ -21,6 +21,14 @@ namespace {
 
 std::string type_str(DataType t, const std::vector<int64_t>& shape) { return t.str() + shape_str(shape); }
 
+// `W`, `2 * W + 1`, `W - 2` (the coefficients are below 2^31 in magnitude).
+std::string show_extent(const GenericExtent& e) {
+  std::string s = e.mul == 1 ? e.param : std::to_string(e.mul) + " * " + e.param;
+  if (e.add > 0) s += " + " + std::to_string(e.add);
+  if (e.add < 0) s += " - " + std::to_string(-e.add);
+  return s;
+}
+
 void skip_to_top(TokenStream& ts) {
   while (!ts.at(Tok::End) && !((ts.at_word("func") || ts.at_word("graph")) && ts.peek().line_start)) ts.next();
 }
@@ -241,14 +249,24 @@ class GraphChecker {
                                          plural(dims.size(), "dimension", "dimensions") + ", got '" +
                                          c.args[k].name + "' of " + type_str(dtype, shape));
       for (size_t d = 0; d < dims.size(); ++d) {
-        if (dims[d].empty()) continue;
-        auto [it, fresh] = bound.emplace(dims[d], std::make_pair(shape[d], k));
-        if (fresh || it->second.first == shape[d]) continue;
+        const GenericExtent& e = dims[d];
+        if (e.param.empty()) continue;
+        // shape = mul * P + add, so P = (shape - add) / mul, a positive whole number.
+        __int128 rest = static_cast<__int128>(shape[d]) - e.add;
+        if (rest % e.mul != 0 || rest / e.mul < 1)
+          return error(c.args[k].span, "argument " + std::to_string(k + 1) + " of '" + g.name + "' (" +
+                                           g.input_names[k] + ") has extent " + show_extent(e) +
+                                           " in dimension " + std::to_string(d) + ", which is " +
+                                           std::to_string(shape[d]) + " for no positive " + e.param + " ('" +
+                                           c.args[k].name + "' is " + type_str(dtype, shape) + ")");
+        int64_t value = static_cast<int64_t>(rest / e.mul);
+        auto [it, fresh] = bound.emplace(e.param, std::make_pair(value, k));
+        if (fresh || it->second.first == value) continue;
         size_t first = it->second.second;
-        return error(c.args[k].span, "parameter '" + dims[d] + "' of '" + g.name + "' is " +
+        return error(c.args[k].span, "parameter '" + e.param + "' of '" + g.name + "' is " +
                                          std::to_string(it->second.first) + " by argument " +
                                          std::to_string(first + 1) + " ('" + c.args[first].name + "') but " +
-                                         std::to_string(shape[d]) + " by argument " + std::to_string(k + 1) +
+                                         std::to_string(value) + " by argument " + std::to_string(k + 1) +
                                          " ('" + c.args[k].name + "', dimension " + std::to_string(d) + ")");
       }
     }
@@ -256,8 +274,9 @@ class GraphChecker {
     for (const std::string& p : g.params) {
       auto it = bound.find(p);
       if (it == bound.end())
-        return error(c.func.span, "cannot infer parameter '" + p + "' of generic func '" + g.name +
-                                      "' from the arguments: no input has it as an extent by itself");
+        return error(c.func.span,
+                     "cannot infer parameter '" + p + "' of generic func '" + g.name +
+                         "' from the arguments: no input's extent is a multiple of it plus a constant");
       args.push_back(it->second.first);
     }
     auto name = generics_.instantiate(g.name, args, c.func.span);

@@ -45,14 +45,21 @@ struct GraphDecl {
 // the next top-level `func` or `graph` and returns nullopt.
 std::optional<GraphDecl> parse_graph_syntax(TokenStream& ts, ErrorLog& log);
 
+// An input's extent as `mul * param + add` (`W`, `W + 2`, `2 * W - 1`), when it has that form
+// with one parameter; `param` is empty for an extent that infers nothing (a constant, or an
+// expression of another form, `H * W`, `W / 2`).
+struct GenericExtent {
+  std::string param;
+  int64_t mul = 1;
+  int64_t add = 0;
+};
+
 // What a graph call needs of a generic func to infer its parameters from the arguments.
 struct GenericSignature {
   std::string name;
   std::vector<std::string> params;
   std::vector<std::string> input_names;
-  // Per input, per dimension: the parameter that is the extent by itself (`I: u8[H, W]`), or
-  // "" for an extent that infers nothing (a constant or an expression, `u8[3, W + 2]`).
-  std::vector<std::vector<std::string>> input_dims;
+  std::vector<std::vector<GenericExtent>> input_dims;  // per input, per dimension
 };
 
 // The .dsp parser's generic funcs, as a graph call sees them.

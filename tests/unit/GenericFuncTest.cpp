@@ -74,5 +74,24 @@ TEST(GenericFunc, MangledNameAndParse) {
   ASSERT_TRUE(parse_func_instance("f<2147483647>", fi, why)) << why;
 }
 
+// Schedule `if` blocks nest like expressions: deep nesting and long `else if` chains are an
+// error, never a stack overflow (the declaration and the instantiation both check).
+TEST(GenericFunc, DeeplyNestedScheduleIfsAreAnError) {
+  std::string nested = "func f<N>(A: u8[N]) -> (B: u8[N]) {\n B[i] = A[i]\n schedule {\n";
+  for (int i = 0; i < 20000; ++i) nested += "if (N > 1) {";
+  nested += std::string(20000, '}') + "\n}\n}\n";
+  std::string chain = "func f<N>(A: u8[N]) -> (B: u8[N]) {\n B[i] = A[i]\n schedule {\n if (N > 1) {}";
+  for (int i = 0; i < 20000; ++i) chain += " else if (N > 2) {}";
+  chain += "\n}\n}\n";
+  for (const std::string& text : {nested, chain}) {
+    SourceFile src{"deep.dsp", text};
+    std::ostringstream err;
+    Diagnostics diag(err);
+    EXPECT_FALSE(parse_dsp(src, diag, {{"f", {4}}}));
+    EXPECT_NE(err.str().find("schedule 'if' blocks are nested too deeply"), std::string::npos)
+        << err.str().substr(0, 300);
+  }
+}
+
 }  // namespace
 }  // namespace dspc
