@@ -5,10 +5,26 @@
 
 namespace dspc {
 
+std::string uninstantiated_message(const GenericFuncInfo& g) {
+  std::string params, example;
+  for (size_t i = 0; i < g.params.size(); ++i) {
+    params += (i ? ", " : "") + g.params[i];
+    example += (i ? "," : "") + std::string("64");
+  }
+  return "'" + g.name + "' is a generic func <" + params +
+         ">; instantiate it with its parameters, e.g. --func='" + g.name + "<" + example +
+         ">' (or call it from a graph)";
+}
+
 std::optional<Compilation> compile_source(const SourceFile& source, const LowerOptions& options,
-                                          Diagnostics& diag) {
+                                          Diagnostics& diag, const std::vector<FuncInstance>& instances) {
   diag.set_source(&source);
   Compilation c;
+  if (!instances.empty() && looks_like_tir(source.text)) {
+    diag.error("'" + instances[0].name + "<...>' instantiates a generic func, but " + source.path +
+               " is TIR");
+    return std::nullopt;
+  }
   if (looks_like_tir(source.text)) {
     auto m = parse_tir(source, diag);
     if (!m || diag.has_errors()) return std::nullopt;
@@ -17,8 +33,12 @@ std::optional<Compilation> compile_source(const SourceFile& source, const LowerO
     c.module = std::move(*lowered);
     return c;
   }
-  auto p = parse_dsp(source, diag);
+  auto p = parse_dsp(source, diag, instances);
   if (!p || diag.has_errors()) return std::nullopt;
+  if (p->funcs.empty() && p->graphs.empty() && !p->generics.empty()) {
+    diag.error(p->generics[0].span, "nothing to compile: " + uninstantiated_message(p->generics[0]));
+    return std::nullopt;
+  }
   auto lowered = lower(*p, options, diag);
   if (!lowered) return std::nullopt;
   c.program = std::move(*p);

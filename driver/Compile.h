@@ -2,8 +2,11 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "compiler/frontend/Diagnostics.h"
+#include "compiler/frontend/Parser.h"
 #include "compiler/ir/IR.h"
 #include "passes/support/PassOptions.h"
 
@@ -15,9 +18,14 @@ struct Compilation {
   Module module;  // after every pass
 };
 
+// Why a generic func cannot be used without instantiation, with an example of one.
+std::string uninstantiated_message(const GenericFuncInfo& g);
+
 // Parses `source` (.dsp, or TIR when it starts with `prim_func`) and runs the pipeline.
-// Reports user errors through `diag` and returns nullopt if there were any.
+// Reports user errors through `diag` and returns nullopt if there were any. `instances` asks
+// for instantiations of the file's generic funcs (README "Generic funcs"): each is compiled
+// under its mangled name, `mangled_name({"conv2d", {56, 56, 64, 64}})` = conv2d_56_56_64_64.
 std::optional<Compilation> compile_source(const SourceFile& source, const LowerOptions& options,
-                                          Diagnostics& diag);
+                                          Diagnostics& diag, const std::vector<FuncInstance>& instances = {});
 
 }  // namespace dspc

@@ -340,6 +340,16 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
       case OPT_func_eq:
         if (v.empty()) return empty();
         o.func = v;
+        if (v.find('<') != std::string::npos) {
+          FuncInstance fi;
+          std::string why;
+          if (!parse_func_instance(v, fi, why))
+            return usage_error("invalid --func='" + v + "': " + why + " (e.g. --func='conv2d<56,56,64,64>')");
+          // An instantiation also goes with compiling: every --func='f<...>' is compiled.
+          o.func = mangled_name(fi);
+          o.instances.push_back(fi);
+          run_only.pop_back();
+        }
         break;
       case OPT_input:
       case OPT_output: {
@@ -523,7 +533,7 @@ std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& sou
   if (!read_source(o.input, source)) return std::nullopt;
   LowerOptions lo = o.lower;
   lo.trace = &std::cout;
-  return compile_source(source, lo, diag);
+  return compile_source(source, lo, diag, o.instances);
 }
 
 namespace {

@@ -28,7 +28,8 @@ struct DriverOptions {
   std::string depfile_path;  // -MF; empty: the output's path with .d for its extension
   // dspc run
   bool run = false;
-  std::string func;
+  std::string func;                     // for `--func='f<3, 4>'`, the instantiation's name (f_3_4)
+  std::vector<FuncInstance> instances;  // `--func='f<3, 4>'`: the generic funcs to instantiate
   std::vector<std::pair<std::string, std::string>> inputs;   // NAME=FILE
   std::vector<std::pair<std::string, std::string>> outputs;  // NAME=FILE
   bool random_inputs = false;

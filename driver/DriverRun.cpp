@@ -327,6 +327,13 @@ int run_command(const DriverOptions& o) {
   if (o.lazy_calls) return error_exit("--lazy-calls goes with a graph (" + source.path + " runs a func)");
 
   // Pick the function and its signature.
+  if (c->program)
+    for (const GenericFuncInfo& g : c->program->generics)
+      if (g.name == o.func) {
+        diag.error(g.span, uninstantiated_message(g));
+        report.finish("error", "'" + g.name + "' is a generic func");
+        return 1;
+      }
   auto entries = c->program ? entries_of(*c->program) : entries_of(c->module);
   const EntryInfo* entry = nullptr;
   std::string names;

@@ -88,7 +88,9 @@ def list_passes : F<"list-passes", grp_general, "list the passes in pipeline ord
 def list_targets : F<"list-targets", grp_general, "list the targets">;
 
 // ---- run options
-defm func : Eq<"func", "NAME", grp_run, "the function to run (needed when FILE has several)">;
+defm func : Eq<"func", "NAME", grp_run, "the function to run (needed when FILE has several);\n"
+  "NAME<A,B,...> instantiates a generic func as NAME_A_B_... (also\n"
+  "when compiling)">;
 defm input : Sep<"input", "NAME=FILE.npy", grp_run, "an input (repeat for each input)">;
 defm output : Sep<"output", "NAME=FILE.npy", grp_run, "save an output instead of printing it">;
 def random_inputs : F<"random-inputs", grp_run,

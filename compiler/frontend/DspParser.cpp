@@ -12,6 +12,7 @@
 //    gives one error. Then the other primitives, which need the stages' loops
 //    (DspSchedule.h); every primitive ends up on its stage, in source order.
 // 4. Errors of a func are reported in source order.
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -32,6 +33,7 @@ using namespace frontend;
 struct Extent {
   uint64_t value;
   Span span;
+  GenericExtent form;  // in a generic func, the extent as `mul * param + add`, if it has that form
 };
 
 struct ParamDecl {
@@ -59,6 +61,7 @@ struct StageDecl {
 struct FuncDecl {
   std::string name;
   Span span;
+  std::vector<std::pair<std::string, Span>> generic_params;  // `func f<H, W>`
   std::vector<ParamDecl> inputs, outputs;
   std::vector<StageDecl> stages;
   std::vector<SchedCall> schedule;
@@ -67,16 +70,21 @@ struct FuncDecl {
 
 class DspSyntax {
  public:
-  DspSyntax(TokenStream& ts, ErrorLog& log) : ts_(ts), log_(log) {}
+  // `values`: the parameters' values when instantiating a generic func (else its declaration
+  // is parsed for syntax only).
+  DspSyntax(TokenStream& ts, ErrorLog& log, const std::map<std::string, int64_t>* values = nullptr)
+      : ts_(ts), log_(log), values_(values) {}
 
   // Parses a func whose `func` keyword is the current token; nullopt after a signature error.
   std::optional<FuncDecl> func() {
     FuncDecl f;
+    env_.reset();
     try {
       ts_.next();
       const Token& name = ts_.expect(Tok::Ident, "function name");
       f.name = name.text;
       f.span = name.span;
+      if (ts_.accept(Tok::Lt)) generic_params(f);
       ts_.expect(Tok::LParen);
       if (!ts_.at(Tok::RParen)) params(f.inputs);
       ts_.expect(Tok::RParen);
@@ -107,10 +115,66 @@ class DspSyntax {
   }
 
  private:
+  // `<H, W>`, after the '<'.
+  void generic_params(FuncDecl& f) {
+    GenericEnv env;
+    env.values = values_;
+    do {
+      const Token& p = ts_.expect(Tok::Ident, "parameter name");
+      if (env.has(p.text)) ts_.fail(p.span, "duplicate parameter '" + p.text + "'");
+      env.names.push_back(p.text);
+      f.generic_params.emplace_back(p.text, p.span);
+    } while (ts_.accept(Tok::Comma));
+    ts_.expect(Tok::Gt, "',' or '>'");
+    env_ = std::move(env);
+  }
+
+  // `e` as `mul * param + add` with at most one parameter (empty for none), or nullopt for
+  // another form. Coefficients stay below 2^31 so that inference cannot overflow.
+  std::optional<GenericExtent> affine(const Ast& e) {
+    constexpr int64_t kLimit = INT32_MAX;
+    auto small = [&](const GenericExtent& r) -> std::optional<GenericExtent> {
+      if (r.mul < -kLimit || r.mul > kLimit || r.add < -kLimit || r.add > kLimit) return std::nullopt;
+      return r;
+    };
+    switch (e.kind) {
+      case Ast::Kind::Literal:
+        if (e.is_float || e.suffix || e.magnitude > static_cast<uint64_t>(kLimit)) return std::nullopt;
+        return GenericExtent{
+            "", 0, e.negative ? -static_cast<int64_t>(e.magnitude) : static_cast<int64_t>(e.magnitude)};
+      case Ast::Kind::Name:
+        if (!env_->has(e.name)) return std::nullopt;
+        return GenericExtent{e.name, 1, 0};
+      case Ast::Kind::Binary: {
+        auto a = affine(*e.args[0]), b = affine(*e.args[1]);
+        if (!a || !b) return std::nullopt;
+        if (e.bop == BinaryOp::Add || e.bop == BinaryOp::Sub) {
+          if (!a->param.empty() && !b->param.empty() && a->param != b->param) return std::nullopt;
+          int64_t s = e.bop == BinaryOp::Add ? 1 : -1;
+          return small({a->param.empty() ? b->param : a->param, a->mul + s * b->mul, a->add + s * b->add});
+        }
+        if (e.bop == BinaryOp::Mul) {
+          if (a->param.empty()) std::swap(a, b);
+          if (!b->param.empty()) return std::nullopt;
+          return small({a->param, a->mul * b->add, a->add * b->add});
+        }
+        return std::nullopt;
+      }
+      default: return std::nullopt;
+    }
+  }
+
+  // In a generic func, a tensor or variable may not take a parameter's name.
+  void not_param(const Token& t, const char* what) {
+    if (env_ && env_->has(t.text))
+      ts_.fail(t.span, std::string(what) + " '" + t.text + "' has the name of a parameter of the func");
+  }
+
   void params(std::vector<ParamDecl>& out) {
     do {
       ParamDecl p;
       const Token& name = ts_.expect(Tok::Ident, "parameter name");
+      not_param(name, "tensor");
       p.name = name.text;
       p.span = name.span;
       ts_.expect(Tok::Colon);
@@ -128,6 +192,15 @@ class DspSyntax {
 
   Extent extent() {
     const Token& t = ts_.peek();
+    if (env_) {  // a compile-time expression over the parameters
+      Span at = t.span;
+      AstPtr x = parse_expr(ts_, Dialect::Dsp);
+      int64_t v = eval_generic(*x, *env_, ts_);
+      if (v <= 0 && values_) ts_.fail(at, "extent must be positive, got " + std::to_string(v));
+      GenericExtent form;
+      if (auto a = affine(*x); a && !a->param.empty() && a->mul > 0) form = *a;
+      return {values_ ? static_cast<uint64_t>(v) : 1, at, form};
+    }
     if (t.kind != Tok::Int || t.suffix) ts_.fail_expected("extent");
     ts_.next();
     return {t.int_value, t.span};
@@ -168,21 +241,87 @@ class DspSyntax {
     const Token& name = ts_.expect(Tok::Ident, "stage name or '}'");
     s.name = name.text;
     s.span = name.span;
+    not_param(name, "stage");
     ts_.expect(Tok::LBracket);
     do {
       const Token& v = ts_.expect(Tok::Ident, "index variable");
+      not_param(v, "index variable");
       IndexDecl idx{v.text, v.span, std::nullopt};
       if (ts_.accept(Tok::Colon)) idx.extent = extent();
       s.indices.push_back(idx);
     } while (ts_.accept(Tok::Comma));
     ts_.expect(Tok::RBracket);
     ts_.expect(Tok::Assign);
-    s.body = parse_expr(ts_, Dialect::Dsp);
+    s.body = parse_expr(ts_, Dialect::Dsp, env_ ? &*env_ : nullptr);
+    if (env_) substitute_generic(*s.body, *env_, ts_);
   }
 
   void schedule(FuncDecl& f) {
     ts_.next();
     ts_.next();
+    lines(f, true);
+  }
+
+  // `if (COND) { LINES } else if (COND) { LINES } else { LINES }` in a generic func's schedule:
+  // the lines of the branch whose condition holds apply; every branch is checked for syntax.
+  void if_lines(FuncDecl& f, bool keep) {
+    struct Depth {
+      int& d;
+      explicit Depth(int& x) : d(++x) {}
+      ~Depth() { --d; }
+    } depth(if_depth_);
+    if (if_depth_ > kMaxNesting) ts_.fail(ts_.peek().span, "schedule 'if' blocks are nested too deeply");
+    ts_.next();
+    ts_.expect(Tok::LParen);
+    AstPtr c = parse_expr(ts_, Dialect::Dsp);
+    ts_.expect(Tok::RParen);
+    bool taken = eval_generic(*c, *env_, ts_) != 0;
+    ts_.expect(Tok::LBrace, "'{'");
+    lines(f, keep && taken);
+    if (!ts_.at_word("else")) return;
+    ts_.next();
+    if (ts_.at_word("if") && ts_.peek(1).kind == Tok::LParen) return if_lines(f, keep && !taken);
+    ts_.expect(Tok::LBrace, "'{' or 'if'");
+    lines(f, keep && !taken);
+  }
+
+  // `require(COND)` in a generic func's schedule: an instantiation where COND is 0 is an error.
+  void require(bool keep) {
+    const Token& word = ts_.next();
+    ts_.expect(Tok::LParen);
+    size_t from = ts_.pos();
+    AstPtr c = parse_expr(ts_, Dialect::Dsp);
+    size_t to = ts_.pos();
+    ts_.expect(Tok::RParen);
+    bool holds = eval_generic(*c, *env_, ts_) != 0;
+    if (!keep || !values_ || holds) return;
+    std::string text;
+    for (size_t i = from; i < to; ++i) {
+      const Token& t = ts_.token(i);
+      bool tight =
+          i == from || t.kind == Tok::RParen || t.kind == Tok::Comma || ts_.token(i - 1).kind == Tok::LParen;
+      text += (tight ? "" : " ") + t.text;
+    }
+    log_.error(word.span, "requirement '" + text + "' does not hold");
+  }
+
+  // A factor written as a compile-time expression (`W / 4`), in a generic func: its value,
+  // as an integer token at the expression's start.
+  SchedArg generic_arg() {
+    Span at = ts_.peek().span;
+    AstPtr x = parse_expr(ts_, Dialect::Dsp);
+    int64_t v = eval_generic(*x, *env_, ts_);
+    SchedArg a;
+    a.negative = v < 0;
+    a.tok.kind = Tok::Int;
+    a.tok.span = at;
+    a.tok.int_value = v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    a.tok.text = (v < 0 ? "-" : "") + std::to_string(a.tok.int_value);
+    return a;
+  }
+
+  // Schedule lines up to the closing '}'; the calls are kept when `keep`.
+  void lines(FuncDecl& f, bool keep) {
     for (;;) {
       if (log_.total() >= kMaxErrors) return;
       const Token& t = ts_.peek();
@@ -190,6 +329,17 @@ class DspSyntax {
       if (ts_.accept(Tok::RBrace)) return;
       if (ts_.accept(Tok::Semi)) continue;
       size_t start = ts_.pos();
+      if (env_ && (ts_.at_word("if") || ts_.at_word("require")) && ts_.peek(1).kind == Tok::LParen) {
+        try {
+          if (ts_.at_word("if"))
+            if_lines(f, keep);
+          else
+            require(keep);
+        } catch (const Abort&) {
+          skip(start, Tok::Dot);
+        }
+        continue;
+      }
       try {
         const Token& target = ts_.expect(Tok::Ident, "stage name or '}'");
         ts_.expect(Tok::Dot);
@@ -203,6 +353,14 @@ class DspSyntax {
           c.lparen_span = ts_.expect(Tok::LParen).span;
           if (!ts_.at(Tok::RParen)) {
             do {
+              const Token& t = ts_.peek();
+              bool plain = t.kind == Tok::String ||
+                           (t.kind == Tok::Ident && (!env_ || !env_->has(t.text)) &&
+                            (ts_.peek(1).kind == Tok::Comma || ts_.peek(1).kind == Tok::RParen));
+              if (env_ && !plain) {
+                c.args.push_back(generic_arg());
+                continue;
+              }
               SchedArg a;
               a.negative = ts_.at(Tok::Minus) && ts_.peek(1).kind == Tok::Int;
               if (a.negative) ts_.next();
@@ -213,7 +371,7 @@ class DspSyntax {
             } while (ts_.accept(Tok::Comma));
           }
           ts_.expect(Tok::RParen);
-          f.schedule.push_back(std::move(c));
+          if (keep) f.schedule.push_back(std::move(c));
         } while (ts_.accept(Tok::Dot));
       } catch (const Abort&) {
         skip(start, Tok::Dot);
@@ -242,6 +400,9 @@ class DspSyntax {
 
   TokenStream& ts_;
   ErrorLog& log_;
+  const std::map<std::string, int64_t>* values_;
+  std::optional<GenericEnv> env_;  // in a generic func
+  int if_depth_ = 0;               // nested `if` and `else if` in a schedule (bounded, as recursion)
 };
 
 // ---------------------------------------------------------------- meaning
@@ -525,49 +686,235 @@ void StageElaborator::on_load(const Ast& read, const Load& load) {
   }
 }
 
-std::optional<TensorProgram> parse_program(const SourceFile& source, ErrorLog& log, Diagnostics& diag) {
-  TokenStream ts(lex(source.text), log);
-  DspSyntax syntax(ts, log);
-  if (ts.at(Tok::End)) {
-    log.error(Span{1, 1}, "empty program: expected 'func'");
-    return std::nullopt;
-  }
-  TensorProgram program;
-  std::set<std::string> names;
-  std::vector<GraphDecl> graphs;  // checked once every func is known
-  while (!ts.at(Tok::End) && log.total() < kMaxErrors) {
-    if (ts.at_word("graph")) {
-      if (auto g = parse_graph_syntax(ts, log)) {
-        if (!names.insert(g->name).second) log.error(g->span, "duplicate function '" + g->name + "'");
-        graphs.push_back(std::move(*g));
+// A generic func: its declaration (checked for syntax), re-parsed at each instantiation with
+// its parameters bound, from the token `pos` (its `func`).
+struct GenericDecl : GenericSignature {
+  Span span;
+  size_t pos = 0;
+};
+
+std::string show_instance(const std::string& name, const std::vector<int64_t>& args) {
+  std::string s = name + "<";
+  for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + std::to_string(args[i]);
+  return s + ">";
+}
+
+class ProgramParser : public GenericInstantiator {
+ public:
+  ProgramParser(const SourceFile& source, ErrorLog& log, Diagnostics& diag,
+                const std::vector<FuncInstance>& requests)
+      : ts_(lex(source.text), log), log_(log), diag_(diag), requests_(requests) {}
+
+  std::optional<TensorProgram> run() {
+    DspSyntax syntax(ts_, log_);
+    if (ts_.at(Tok::End)) {
+      log_.error(Span{1, 1}, "empty program: expected 'func'");
+      return std::nullopt;
+    }
+    std::vector<GraphDecl> graphs;  // checked once every func is known
+    while (!ts_.at(Tok::End) && log_.total() < kMaxErrors) {
+      if (ts_.at_word("graph")) {
+        if (auto g = parse_graph_syntax(ts_, log_)) {
+          if (!names_.insert(g->name).second) log_.error(g->span, "duplicate function '" + g->name + "'");
+          graphs.push_back(std::move(*g));
+        }
+        log_.flush(diag_);
+        continue;
       }
-      log.flush(diag);
-      continue;
+      if (!ts_.at_word("func")) {
+        syntax.log_expected("'func' or 'graph'");
+        ts_.next();
+        syntax.skip_to_func();
+        continue;
+      }
+      size_t pos = ts_.pos();
+      std::optional<FuncDecl> f = syntax.func();
+      if (f) {
+        if (!names_.insert(f->name).second) log_.error(f->span, "duplicate function '" + f->name + "'");
+        if (!f->generic_params.empty())
+          declare_generic(*f, pos);
+        else if (auto tf = FuncChecker(*f, log_).run())
+          program_.funcs.push_back(std::move(*tf));
+      }
+      log_.flush(diag_);
     }
-    if (!ts.at_word("func")) {
-      syntax.log_expected("'func' or 'graph'");
-      ts.next();
-      syntax.skip_to_func();
-      continue;
-    }
-    std::optional<FuncDecl> f = syntax.func();
-    if (f) {
-      if (!names.insert(f->name).second) log.error(f->span, "duplicate function '" + f->name + "'");
-      if (auto tf = FuncChecker(*f, log).run()) program.funcs.push_back(std::move(*tf));
-    }
-    log.flush(diag);
+    if (log_.total() > 0) return std::nullopt;
+    for (const FuncInstance& r : requests_) requested(r);
+    if (log_.total() > 0) return std::nullopt;
+    for (const GraphDecl& g : graphs)
+      if (auto checked = check_graph(g, program_, *this, log_))
+        program_.graphs.push_back(std::move(*checked));
+    if (log_.total() > 0) return std::nullopt;
+    return std::move(program_);
   }
-  if (log.total() > 0) return std::nullopt;
-  for (const GraphDecl& g : graphs)
-    if (auto checked = check_graph(g, program, log)) program.graphs.push_back(std::move(*checked));
-  if (log.total() > 0) return std::nullopt;
-  return program;
+
+  const GenericSignature* generic(const std::string& name) override {
+    auto it = generics_.find(name);
+    return it == generics_.end() ? nullptr : &it->second;
+  }
+
+  std::optional<std::string> instantiate(const std::string& name, const std::vector<int64_t>& args,
+                                         Span at) override {
+    return instantiate(generics_.at(name), args, at,
+                       ", called at line " + std::to_string(at.line) + ":" + std::to_string(at.col));
+  }
+
+ private:
+  void declare_generic(const FuncDecl& f, size_t pos) {
+    GenericDecl g;
+    g.name = f.name;
+    g.span = f.span;
+    g.pos = pos;
+    for (const auto& [p, span] : f.generic_params) g.params.push_back(p);
+    for (const ParamDecl& in : f.inputs) {
+      g.input_names.push_back(in.name);
+      auto& dims = g.input_dims.emplace_back();
+      for (const Extent& e : in.extents) dims.push_back(e.form);
+    }
+    program_.generics.push_back({g.name, g.params, g.span});
+    generics_.emplace(g.name, std::move(g));
+  }
+
+  // An instantiation the caller asked for (`--func='f<3, 4>'`, or the C++ API).
+  void requested(const FuncInstance& r) {
+    std::string shown = show_instance(r.name, r.args);
+    auto it = generics_.find(r.name);
+    if (it == generics_.end()) {
+      for (const TensorFunc& f : program_.funcs)
+        if (f.name == r.name)
+          return log_.error(
+              f.span, "'" + r.name + "' is not a generic func, so '" + shown + "' cannot instantiate it");
+      std::string known;
+      for (const auto& [n, g] : generics_) known += (known.empty() ? "" : ", ") + n;
+      return log_.error(Span{}, "no generic func '" + r.name + "' to instantiate as '" + shown +
+                                    "' (generic funcs: " + (known.empty() ? "none" : known) + ")");
+    }
+    const GenericDecl& g = it->second;
+    if (r.args.size() != g.params.size()) {
+      std::string params;
+      for (const auto& p : g.params) params += (params.empty() ? "" : ", ") + p;
+      return log_.error(g.span, "'" + g.name + "' takes " +
+                                    plural(g.params.size(), "parameter", "parameters") + " <" + params +
+                                    ">, but '" + shown + "' gives " + std::to_string(r.args.size()));
+    }
+    for (size_t i = 0; i < r.args.size(); ++i)
+      if (r.args[i] <= 0 || static_cast<uint64_t>(r.args[i]) > kMaxSize)
+        return log_.error(g.span, "parameter '" + g.params[i] + "' of '" + shown +
+                                      "' must be a positive integer up to 2^31 - 1, got " +
+                                      std::to_string(r.args[i]));
+    instantiate(g, r.args, g.span, ", requested by --func or the API");
+  }
+
+  std::optional<std::string> instantiate(const GenericDecl& g, const std::vector<int64_t>& args, Span at,
+                                         const std::string& where) {
+    std::string mangled = mangled_name({g.name, args});
+    if (auto it = done_.find(mangled); it != done_.end()) {
+      if (it->second) return mangled;
+      return std::nullopt;
+    }
+    done_[mangled] = false;
+    std::string shown = show_instance(g.name, args);
+    if (names_.count(mangled)) {
+      log_.error(at, "the instantiation '" + shown + "' is named '" + mangled +
+                         "', which is already the name of a function of the file");
+      return std::nullopt;
+    }
+    for (int64_t a : args)
+      if (a <= 0 || static_cast<uint64_t>(a) > kMaxSize) {
+        log_.error(at, "'" + shown + "': a parameter must be a positive integer up to 2^31 - 1");
+        return std::nullopt;
+      }
+    std::map<std::string, int64_t> values;
+    for (size_t i = 0; i < g.params.size(); ++i) values[g.params[i]] = args[i];
+    ErrorLog sub;
+    size_t saved = ts_.pos();
+    ts_.seek(g.pos);
+    ts_.set_log(sub);
+    std::optional<TensorFunc> tf;
+    try {
+      DspSyntax syntax(ts_, sub, &values);
+      if (std::optional<FuncDecl> f = syntax.func()) {
+        f->name = mangled;
+        tf = FuncChecker(*f, sub).run();
+      }
+    } catch (const Abort&) {
+    }
+    ts_.set_log(log_);
+    ts_.seek(saved);
+    if (sub.total() > 0 || !tf) {
+      if (sub.total() == 0) sub.error(at, "cannot instantiate '" + shown + "'");
+      log_.absorb(sub, " (in " + shown + where + ")");
+      return std::nullopt;
+    }
+    tf->span = g.span;
+    program_.funcs.push_back(std::move(*tf));
+    names_.insert(mangled);
+    done_[mangled] = true;
+    return mangled;
+  }
+
+  TokenStream ts_;
+  ErrorLog& log_;
+  Diagnostics& diag_;
+  const std::vector<FuncInstance>& requests_;
+  TensorProgram program_;
+  std::set<std::string> names_;
+  std::map<std::string, GenericDecl> generics_;
+  std::map<std::string, bool> done_;  // instantiations by mangled name: whether they checked
+};
+
+std::optional<TensorProgram> parse_program(const SourceFile& source, ErrorLog& log, Diagnostics& diag,
+                                           const std::vector<FuncInstance>& requests) {
+  return ProgramParser(source, log, diag, requests).run();
 }
 
 }  // namespace
 
-std::optional<TensorProgram> parse_dsp(const SourceFile& source, Diagnostics& diag) {
-  return run_parser(source, diag, [&](ErrorLog& log) { return parse_program(source, log, diag); });
+std::optional<TensorProgram> parse_dsp(const SourceFile& source, Diagnostics& diag,
+                                       const std::vector<FuncInstance>& instances) {
+  return run_parser(source, diag, [&](ErrorLog& log) { return parse_program(source, log, diag, instances); });
+}
+
+std::string mangled_name(const FuncInstance& instance) {
+  std::string s = instance.name;
+  for (int64_t a : instance.args) s += "_" + std::to_string(a);
+  return s;
+}
+
+bool parse_func_instance(const std::string& text, FuncInstance& out, std::string& why) {
+  size_t lt = text.find('<');
+  out = {};
+  out.name = text.substr(0, lt);
+  bool ident = !out.name.empty() && !std::isdigit(static_cast<unsigned char>(out.name[0]));
+  for (char c : out.name) ident &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  if (!ident) {
+    why = "expected a function name before '<'";
+    return false;
+  }
+  if (lt == std::string::npos) return true;
+  if (text.back() != '>') {
+    why = "expected '>' at the end";
+    return false;
+  }
+  std::string list = text.substr(lt + 1, text.size() - lt - 2);
+  size_t i = 0;
+  for (;;) {
+    size_t comma = list.find(',', i);
+    std::string item = list.substr(i, comma == std::string::npos ? std::string::npos : comma - i);
+    size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
+    bool digits = !item.empty() && item.size() <= 10;
+    for (char c : item) digits &= std::isdigit(static_cast<unsigned char>(c)) != 0;
+    int64_t v = digits ? std::stoll(item) : 0;
+    if (!digits || v <= 0 || v > INT32_MAX) {
+      why = "argument " + std::to_string(out.args.size() + 1) +
+            " must be a positive integer up to 2^31 - 1, got '" + item + "'";
+      return false;
+    }
+    out.args.push_back(v);
+    if (comma == std::string::npos) return true;
+    i = comma + 1;
+  }
 }
 
 }  // namespace dspc

@@ -21,6 +21,14 @@ namespace {
 
 std::string type_str(DataType t, const std::vector<int64_t>& shape) { return t.str() + shape_str(shape); }
 
+// `W`, `2 * W + 1`, `W - 2` (the coefficients are below 2^31 in magnitude).
+std::string show_extent(const GenericExtent& e) {
+  std::string s = e.mul == 1 ? e.param : std::to_string(e.mul) + " * " + e.param;
+  if (e.add > 0) s += " + " + std::to_string(e.add);
+  if (e.add < 0) s += " - " + std::to_string(-e.add);
+  return s;
+}
+
 void skip_to_top(TokenStream& ts) {
   while (!ts.at(Tok::End) && !((ts.at_word("func") || ts.at_word("graph")) && ts.peek().line_start)) ts.next();
 }
@@ -110,7 +118,8 @@ namespace {
 
 class GraphChecker {
  public:
-  GraphChecker(const GraphDecl& d, const TensorProgram& p, ErrorLog& log) : d_(d), p_(p), log_(log) {}
+  GraphChecker(const GraphDecl& d, const TensorProgram& p, GenericInstantiator& generics, ErrorLog& log)
+      : d_(d), p_(p), generics_(generics), log_(log) {}
 
   std::optional<Graph> run() {
     g_.name = d_.name;
@@ -119,9 +128,11 @@ class GraphChecker {
     for (const auto& p : d_.outputs) param(p, false);
     if (failed_) return std::nullopt;
     if (d_.calls.empty()) return error(d_.span, "graph '" + d_.name + "' has no calls");
-    for (const auto& c : d_.calls) define(c);
+    instantiate_generics();
     if (failed_) return std::nullopt;
-    for (size_t i = 0; i < d_.calls.size(); ++i) arguments(d_.calls[i], g_.nodes[i]);
+    for (size_t i = 0; i < d_.calls.size(); ++i) define(d_.calls[i], callee_[i]);
+    if (failed_) return std::nullopt;
+    for (size_t i = 0; i < d_.calls.size(); ++i) arguments(d_.calls[i], callee_[i], g_.nodes[i]);
     if (failed_) return std::nullopt;
     for (size_t k = 0; k < g_.outputs.size(); ++k) {
       const GraphTensor& t = g_.tensors[static_cast<size_t>(g_.outputs[k])];
@@ -171,17 +182,119 @@ class GraphChecker {
     (input ? g_.inputs : g_.outputs).push_back(id);
   }
 
+  // Each call's callee: the func it names, or the instantiation of the generic func it names
+  // at the parameters its arguments' shapes give. An argument's shape is known once the call
+  // that computes it has its callee, so the calls resolve in dataflow order, as far as they can.
+  void instantiate_generics() {
+    std::map<std::string, std::pair<DataType, std::vector<int64_t>>> known;
+    for (const GraphTensor& t : g_.tensors) known[t.name] = {t.dtype, t.shape};
+    auto learn = [&](const GraphCallDecl& c, const std::string& func) {
+      const TensorFunc* f = find_func(func);
+      for (size_t k = 0; f && k < c.results.size() && k < f->outputs.size(); ++k)
+        if (c.results[k].name != "_" && !known.count(c.results[k].name))
+          known[c.results[k].name] = {f->outputs[k]->dtype, f->outputs[k]->shape};
+    };
+    std::vector<size_t> pending;
+    callee_.clear();
+    for (size_t i = 0; i < d_.calls.size(); ++i) {
+      callee_.push_back(d_.calls[i].func.name);
+      if (!find_func(d_.calls[i].func.name) && generics_.generic(d_.calls[i].func.name))
+        pending.push_back(i);
+      else
+        learn(d_.calls[i], d_.calls[i].func.name);
+    }
+    for (bool progress = true; progress && !pending.empty();) {
+      progress = false;
+      for (size_t j = 0; j < pending.size(); ++j) {
+        const GraphCallDecl& c = d_.calls[pending[j]];
+        bool ready = std::all_of(c.args.begin(), c.args.end(),
+                                 [&](const GraphName& a) { return known.count(a.name) > 0; });
+        if (!ready) continue;
+        if (auto name = infer(c, known)) {
+          callee_[pending[j]] = *name;
+          learn(c, *name);
+        }
+        pending.erase(pending.begin() + static_cast<long>(j--));
+        progress = true;
+      }
+    }
+    for (size_t i : pending) {
+      const GraphCallDecl& c = d_.calls[i];
+      for (const GraphName& a : c.args)
+        if (!known.count(a.name)) {
+          error(a.span, "cannot infer the parameters of generic func '" + c.func.name + "': the shape of '" +
+                            a.name +
+                            "' is not known (it is undefined, or computed in a cycle through this call)");
+          break;
+        }
+    }
+  }
+
+  // The parameters of a generic func from the shapes of a call's arguments, and its
+  // instantiation; nullopt after reporting an error.
+  std::optional<std::string> infer(
+      const GraphCallDecl& c, const std::map<std::string, std::pair<DataType, std::vector<int64_t>>>& known) {
+    const GenericSignature& g = *generics_.generic(c.func.name);
+    if (c.args.size() != g.input_names.size())
+      return error(c.args.size() > g.input_names.size() ? c.args[g.input_names.size()].span : c.args_end,
+                   "'" + g.name + "' takes " + plural(g.input_names.size(), "input", "inputs") + ", got " +
+                       std::to_string(c.args.size()));
+    std::map<std::string, std::pair<int64_t, size_t>> bound;  // parameter -> value, argument
+    for (size_t k = 0; k < c.args.size(); ++k) {
+      const auto& [dtype, shape] = known.at(c.args[k].name);
+      const auto& dims = g.input_dims[k];
+      if (shape.size() != dims.size())
+        return error(c.args[k].span, "argument " + std::to_string(k + 1) + " of '" + g.name + "' (" +
+                                         g.input_names[k] + ") has " +
+                                         plural(dims.size(), "dimension", "dimensions") + ", got '" +
+                                         c.args[k].name + "' of " + type_str(dtype, shape));
+      for (size_t d = 0; d < dims.size(); ++d) {
+        const GenericExtent& e = dims[d];
+        if (e.param.empty()) continue;
+        // shape = mul * P + add, so P = (shape - add) / mul, a positive whole number.
+        __int128 rest = static_cast<__int128>(shape[d]) - e.add;
+        if (rest % e.mul != 0 || rest / e.mul < 1)
+          return error(c.args[k].span, "argument " + std::to_string(k + 1) + " of '" + g.name + "' (" +
+                                           g.input_names[k] + ") has extent " + show_extent(e) +
+                                           " in dimension " + std::to_string(d) + ", which is " +
+                                           std::to_string(shape[d]) + " for no positive " + e.param + " ('" +
+                                           c.args[k].name + "' is " + type_str(dtype, shape) + ")");
+        int64_t value = static_cast<int64_t>(rest / e.mul);
+        auto [it, fresh] = bound.emplace(e.param, std::make_pair(value, k));
+        if (fresh || it->second.first == value) continue;
+        size_t first = it->second.second;
+        return error(c.args[k].span, "parameter '" + e.param + "' of '" + g.name + "' is " +
+                                         std::to_string(it->second.first) + " by argument " +
+                                         std::to_string(first + 1) + " ('" + c.args[first].name + "') but " +
+                                         std::to_string(value) + " by argument " + std::to_string(k + 1) +
+                                         " ('" + c.args[k].name + "', dimension " + std::to_string(d) + ")");
+      }
+    }
+    std::vector<int64_t> args;
+    for (const std::string& p : g.params) {
+      auto it = bound.find(p);
+      if (it == bound.end())
+        return error(c.func.span,
+                     "cannot infer parameter '" + p + "' of generic func '" + g.name +
+                         "' from the arguments: no input's extent is a multiple of it plus a constant");
+      args.push_back(it->second.first);
+    }
+    auto name = generics_.instantiate(g.name, args, c.func.span);
+    if (!name) failed_ = true;
+    return name;
+  }
+
   // The callee, the placement and the results of one call.
-  void define(const GraphCallDecl& c) {
+  void define(const GraphCallDecl& c, const std::string& callee) {
     GraphNode& n = g_.nodes.emplace_back();
-    n.func = c.func.name;
+    n.func = callee;
     n.span = c.func.span;
     if (c.placement) {
       if (c.placement->name == "host") n.placement = Placement::Host;
       else if (c.placement->name == "device" || c.placement->name == "dsp") n.placement = Placement::Device;
       else error(c.placement->span, "unknown placement '@" + c.placement->name + "' (expected @host or @dsp)");
     }
-    const TensorFunc* f = find_func(c.func.name);
+    const TensorFunc* f = find_func(callee);
     if (!f) {
       bool is_graph = false;
       for (const Graph& g : p_.graphs) is_graph |= g.name == c.func.name;
@@ -229,8 +342,8 @@ class GraphChecker {
     }
   }
 
-  void arguments(const GraphCallDecl& c, GraphNode& n) {
-    const TensorFunc* f = find_func(c.func.name);
+  void arguments(const GraphCallDecl& c, const std::string& callee, GraphNode& n) {
+    const TensorFunc* f = find_func(callee);
     if (c.args.size() != f->inputs.size())
       return (void)error(c.args.size() > f->inputs.size() ? c.args[f->inputs.size()].span : c.args_end,
                          "'" + f->name + "' takes " + plural(f->inputs.size(), "input", "inputs") + ", got " +
@@ -317,7 +430,9 @@ class GraphChecker {
 
   const GraphDecl& d_;
   const TensorProgram& p_;
+  GenericInstantiator& generics_;
   ErrorLog& log_;
+  std::vector<std::string> callee_;  // per call
   Graph g_;
   bool failed_ = false;
   std::map<std::string, int> ids_;
@@ -326,8 +441,9 @@ class GraphChecker {
 
 }  // namespace
 
-std::optional<Graph> check_graph(const GraphDecl& decl, const TensorProgram& program, ErrorLog& log) {
-  return GraphChecker(decl, program, log).run();
+std::optional<Graph> check_graph(const GraphDecl& decl, const TensorProgram& program,
+                                 GenericInstantiator& generics, ErrorLog& log) {
+  return GraphChecker(decl, program, generics, log).run();
 }
 
 }  // namespace dspc::frontend

@@ -16,6 +16,11 @@ void ErrorLog::error(Span span, std::string message) {
   ++total_;
 }
 
+void ErrorLog::absorb(ErrorLog& other, const std::string& suffix) {
+  for (auto& [span, message] : other.pending_) error(span, message + suffix);
+  other.pending_.clear();
+}
+
 void ErrorLog::flush(Diagnostics& diag) {
   std::stable_sort(pending_.begin(), pending_.end(), [](const auto& a, const auto& b) {
     return a.first.line != b.first.line ? a.first.line < b.first.line : a.first.col < b.first.col;
@@ -48,7 +53,7 @@ void TokenStream::fail_expected(const std::string& what) {
 }
 
 void TokenStream::fail(Span span, std::string message) {
-  log_.error(span, std::move(message));
+  log_->error(span, std::move(message));
   throw Abort{};
 }
 
@@ -110,8 +115,8 @@ std::optional<BinaryOp> infix_op(Tok k) {
 
 class ExprParser {
  public:
-  ExprParser(TokenStream& ts, Dialect d)
-      : ts_(ts), d_(d), max_nesting_(d == Dialect::Dsp ? kMaxNesting : kMaxTirNesting) {}
+  ExprParser(TokenStream& ts, Dialect d, const GenericEnv* generic)
+      : ts_(ts), d_(d), max_nesting_(d == Dialect::Dsp ? kMaxNesting : kMaxTirNesting), generic_(generic) {}
   AstPtr binary(int min_prec);
 
  private:
@@ -137,6 +142,7 @@ class ExprParser {
   Dialect d_;
   int max_nesting_;
   int depth_ = 0;
+  const GenericEnv* generic_;
 };
 
 AstPtr ExprParser::binary(int min_prec) {
@@ -247,6 +253,15 @@ AstPtr ExprParser::call(const Token& name) {
       const Token& v = ts_.expect(Tok::Ident, "reduction variable");
       ts_.expect(Tok::Colon);
       const Token& e = ts_.peek();
+      if (generic_) {
+        Span at = e.span;
+        AstPtr x = binary(1);
+        int64_t value = eval_generic(*x, *generic_, ts_);
+        if (value <= 0 && generic_->values)
+          ts_.fail(at, "reduction extent must be positive, got " + std::to_string(value));
+        n->axes.push_back({v.text, v.span, static_cast<uint64_t>(value), at});
+        continue;
+      }
       if (e.kind != Tok::Int || e.suffix) ts_.fail_expected("reduction extent");
       ts_.next();
       n->axes.push_back({v.text, v.span, e.int_value, e.span});
@@ -261,8 +276,86 @@ AstPtr ExprParser::call(const Token& name) {
 
 }  // namespace
 
-AstPtr parse_expr(TokenStream& ts, Dialect dialect) {
-  return ExprParser(ts, dialect).binary(1);
+AstPtr parse_expr(TokenStream& ts, Dialect dialect, const GenericEnv* generic) {
+  return ExprParser(ts, dialect, generic).binary(1);
+}
+
+int64_t eval_generic(const Ast& a, const GenericEnv& env, TokenStream& ts) {
+  auto overflow = [&]() -> int64_t { ts.fail(a.span, "this compile-time expression overflows i64"); };
+  switch (a.kind) {
+    case Ast::Kind::Literal:
+      if (a.is_float || a.suffix)
+        ts.fail(a.span, "expected an integer in a compile-time expression, found '" + a.text + "'");
+      if (a.magnitude > static_cast<uint64_t>(INT64_MAX)) return overflow();
+      return a.negative ? -static_cast<int64_t>(a.magnitude) : static_cast<int64_t>(a.magnitude);
+    case Ast::Kind::Name:
+      if (!env.has(a.name))
+        ts.fail(
+            a.span, "unknown name '" + a.name +
+                        "' in a compile-time expression (it may use the func's parameters " +
+                        [&] {
+                          std::string s;
+                          for (const auto& n : env.names) s += (s.empty() ? "" : ", ") + n;
+                          return s;
+                        }() +
+                        ")");
+      return env.values ? env.values->at(a.name) : 1;
+    case Ast::Kind::Unary: {
+      int64_t x = eval_generic(*a.args[0], env, ts);
+      if (a.uop == UnaryOp::Neg) return x == INT64_MIN ? overflow() : -x;
+      if (a.uop == UnaryOp::Not) return x == 0;
+      break;
+    }
+    case Ast::Kind::Call:
+      if ((a.name == "min" || a.name == "max") && a.args.size() == 2) {
+        int64_t x = eval_generic(*a.args[0], env, ts), y = eval_generic(*a.args[1], env, ts);
+        return a.name == "min" ? std::min(x, y) : std::max(x, y);
+      }
+      break;
+    case Ast::Kind::Binary: {
+      int64_t x = eval_generic(*a.args[0], env, ts), y = eval_generic(*a.args[1], env, ts);
+      int64_t r = 0;
+      switch (a.bop) {
+        case BinaryOp::Add: return __builtin_add_overflow(x, y, &r) ? overflow() : r;
+        case BinaryOp::Sub: return __builtin_sub_overflow(x, y, &r) ? overflow() : r;
+        case BinaryOp::Mul: return __builtin_mul_overflow(x, y, &r) ? overflow() : r;
+        case BinaryOp::Div:
+        case BinaryOp::Mod: {
+          if (!env.values) return 1;
+          if (y == 0) ts.fail(a.span, "division by zero in a compile-time expression");
+          if (x == INT64_MIN && y == -1) return overflow();
+          int64_t q = x / y, m = x % y;
+          if (m != 0 && ((m < 0) != (y < 0))) --q, m += y;  // floor, as the language's / and %
+          return a.bop == BinaryOp::Div ? q : m;
+        }
+        case BinaryOp::EQ: return x == y;
+        case BinaryOp::NE: return x != y;
+        case BinaryOp::LT: return x < y;
+        case BinaryOp::LE: return x <= y;
+        case BinaryOp::GT: return x > y;
+        case BinaryOp::GE: return x >= y;
+        case BinaryOp::And: return x != 0 && y != 0;
+        case BinaryOp::Or: return x != 0 || y != 0;
+        default: break;
+      }
+      break;
+    }
+    default: break;
+  }
+  ts.fail(a.start,
+          "a compile-time expression holds integers, the func's parameters, + - * / %, comparisons, "
+          "! && ||, min and max");
+}
+
+void substitute_generic(Ast& a, const GenericEnv& env, TokenStream& ts) {
+  for (const auto& axis : a.axes)
+    if (env.has(axis.name))
+      ts.fail(axis.span, "reduction variable '" + axis.name + "' has the name of a parameter of the func");
+  for (auto& c : a.args) substitute_generic(*c, env, ts);
+  if (a.kind != Ast::Kind::Name || !env.has(a.name) || !env.values) return;
+  a.kind = Ast::Kind::Literal;
+  a.magnitude = static_cast<uint64_t>(env.values->at(a.name));
+  a.text = std::to_string(a.magnitude);
 }
 
 }  // namespace dspc::frontend

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <memory>
 #include <new>
 #include <optional>
@@ -17,8 +18,8 @@
 #include <vector>
 
 #include "compiler/frontend/Diagnostics.h"
-#include "compiler/ir/IR.h"
 #include "compiler/frontend/Lexer.h"
+#include "compiler/ir/IR.h"
 
 namespace dspc::frontend {
 
@@ -37,6 +38,9 @@ class ErrorLog {
  public:
   void error(Span span, std::string message);
   void flush(Diagnostics& diag);
+  // Moves `other`'s pending errors here, each message followed by `suffix` (an
+  // instantiation's errors name the instantiation).
+  void absorb(ErrorLog& other, const std::string& suffix);
   int total() const { return total_; }
 
  private:
@@ -89,10 +93,11 @@ auto run_parser(const SourceFile& source, Diagnostics& diag, F&& parse) {
 
 class TokenStream {
  public:
-  TokenStream(std::vector<Token> tokens, ErrorLog& log) : tokens_(std::move(tokens)), log_(log) {}
+  TokenStream(std::vector<Token> tokens, ErrorLog& log) : tokens_(std::move(tokens)), log_(&log) {}
 
   const Token& peek(size_t k = 0) const { return tokens_[std::min(pos_ + k, tokens_.size() - 1)]; }
   const Token& next();
+  const Token& token(size_t i) const { return tokens_[std::min(i, tokens_.size() - 1)]; }
   bool at(Tok k) const { return peek().kind == k; }
   bool at_word(const char* word) const { return peek().kind == Tok::Ident && peek().text == word; }
   bool accept(Tok k);
@@ -101,12 +106,14 @@ class TokenStream {
   [[noreturn]] void fail_expected(const std::string& what);
   [[noreturn]] void fail(Span span, std::string message);
   size_t pos() const { return pos_; }
-  ErrorLog& log() { return log_; }
+  void seek(size_t pos) { pos_ = std::min(pos, tokens_.size() - 1); }  // to instantiate a generic func
+  ErrorLog& log() { return *log_; }
+  void set_log(ErrorLog& log) { log_ = &log; }
 
  private:
   std::vector<Token> tokens_;
   size_t pos_ = 0;
-  ErrorLog& log_;
+  ErrorLog* log_;
 };
 
 struct ReduceAxisAst {
@@ -141,9 +148,33 @@ using AstPtr = std::unique_ptr<Ast>;
 
 enum class Dialect : uint8_t { Dsp, Tir };
 
+// The compile-time integer parameters of a generic func (`func f<H, W>(...)`, README "Generic
+// functions") while its text is parsed: at its declaration (syntax only, no values) or at an
+// instantiation (each parameter bound to a positive value).
+struct GenericEnv {
+  std::vector<std::string> names;
+  const std::map<std::string, int64_t>* values = nullptr;  // null: syntax only
+  bool has(const std::string& name) const {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  }
+};
+
 // Parses one expression. In TIR a binary operator at the start of a line ends the
-// expression, since statements there are one per line.
-AstPtr parse_expr(TokenStream& ts, Dialect dialect);
+// expression, since statements there are one per line. With `generic`, a reduction extent may
+// be a constant expression over the parameters (`sum(..., k: C / 4)`).
+AstPtr parse_expr(TokenStream& ts, Dialect dialect, const GenericEnv* generic = nullptr);
+
+// The value of a constant integer expression over a generic func's parameters: integer
+// literals, parameters, `+ - * / %` (floor division and modulo), comparisons, `! && ||`
+// (0 or 1), `min(a, b)`, `max(a, b)`, parentheses. Reports anything else, a division by zero
+// and an overflow of i64 at its token and throws Abort. Syntax only (no values): checks the
+// form and gives 1.
+int64_t eval_generic(const Ast& a, const GenericEnv& env, TokenStream& ts);
+
+// Replaces each name of a generic parameter in `a` by an integer literal of its value (a
+// parameter in an expression stands for its value, as a literal does). Reports a reduction
+// variable named like a parameter.
+void substitute_generic(Ast& a, const GenericEnv& env, TokenStream& ts);
 
 // Types an expression tree and builds IR. Subclasses resolve names.
 class Elaborator {

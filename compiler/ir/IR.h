@@ -445,9 +445,18 @@ struct TensorFunc {
   Span span;
 };
 
+// A generic func (`func f<H, W>(...)`): a template, not compiled until instantiated; its
+// instantiations are in TensorProgram::funcs under their mangled names (`f_56_64`).
+struct GenericFuncInfo {
+  std::string name;
+  std::vector<std::string> params;
+  Span span;
+};
+
 struct TensorProgram {
   std::vector<TensorFunc> funcs;
   std::vector<Graph> graphs;  // `graph` forms, whose nodes call `funcs`
+  std::vector<GenericFuncInfo> generics;
 };
 
 // ---------------------------------------------------------------- helpers
