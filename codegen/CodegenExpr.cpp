@@ -477,7 +477,8 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
     llvm::Function* callee = module_.getFunction(op->name);
     if (!callee || callee->arg_size() != op->args.size())
       throw CodegenError("call_func(\"" + op->name + "\") passes " + std::to_string(op->args.size()) +
-                         " pointers to a function that takes " + std::to_string(callee ? callee->arg_size() : 0));
+                         " arguments to a function that takes " + std::to_string(callee ? callee->arg_size() : 0) +
+                         " (its buffers, then the context)");
     std::vector<llvm::Value*> args;
     for (const Expr& a : op->args) args.push_back(eval(a));
     // Not inlined: each kernel stays one symbol, so profiles see it.

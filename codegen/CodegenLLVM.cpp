@@ -1,8 +1,9 @@
 // TIR statements and the kernel ABI -> LLVM IR (target independent).
 //
-// 1. declare every PrimFunc as `i32 f(ptr A, ..., ptr C)`, inputs then outputs, each parameter
-//    noalias nonnull dereferenceable(bytes) align 128 (callers promise distinct, 128-byte
-//    aligned buffers), so LLVM vectorises with aligned HVX accesses and no runtime checks;
+// 1. declare every PrimFunc as `i32 f(ptr A, ..., ptr C, ptr ctx)`, inputs then outputs, each
+//    buffer parameter noalias nonnull dereferenceable(bytes) align 128 (callers promise distinct,
+//    128-byte aligned buffers), so LLVM vectorises with aligned HVX accesses and no runtime
+//    checks; the context comes last and is only passed on (to the runtime, to called kernels);
 // 2. walk the body: loops become header/body/latch blocks (kind hints as llvm.loop metadata),
 //    lets bind values, allocations become entry-block allocas, ifs become diamonds;
 // 3. throw_last_error returns -1 and emission continues in a fresh unreachable block;
@@ -80,7 +81,8 @@ FunctionCodegen::FunctionCodegen(llvm::Module& module, const Target& target)
 llvm::Function* FunctionCodegen::declare(const PrimFunc& f) {
   std::vector<Buffer> params = f.inputs;
   params.insert(params.end(), f.outputs.begin(), f.outputs.end());
-  std::vector<llvm::Type*> types(params.size(), llvm::PointerType::get(ctx_, 0));
+  // The buffers, then the context (dspc_context*), the declared final parameter.
+  std::vector<llvm::Type*> types(params.size() + 1, llvm::PointerType::get(ctx_, 0));
   auto* fty = llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx_), types, false);
   if (module_.getFunction(f.name)) throw CodegenError("function '" + f.name + "' is defined twice");
   auto* fn = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, f.name, module_);
@@ -104,6 +106,7 @@ llvm::Function* FunctionCodegen::declare(const PrimFunc& f) {
     arg->addAttr(llvm::Attribute::getWithDereferenceableBytes(ctx_, params[i]->size_bytes()));
     if (!stores.stored.count(params[i]->data.get())) arg->addAttr(llvm::Attribute::ReadOnly);
   }
+  fn->getArg(params.size())->setName(f.ctx ? f.ctx->name : "ctx");
   return fn;
 }
 
@@ -116,6 +119,7 @@ void FunctionCodegen::define(const PrimFunc& f) {
   params.insert(params.end(), f.outputs.begin(), f.outputs.end());
   for (size_t i = 0; i < params.size(); ++i)
     bind_handle(params[i]->data.get(), fn_->getArg(i), kParamAlignment);
+  if (f.ctx) bind_handle(f.ctx.get(), fn_->getArg(params.size()), 1);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
   if (f.body) emit(f.body);
   b_.CreateRet(b_.getInt32(0));

@@ -90,7 +90,7 @@ llvm::Value* FunctionCodegen::eval_packed_intrinsic(const Call* op) {
     llvm::Function* kernel = module_.getFunction(packed_->kernel);
     if (!kernel || kernel->arg_size() != op->args.size())
       throw CodegenError("call_kernel in " + packed_->name + " passes " + std::to_string(op->args.size()) +
-                         " pointers to " + packed_->kernel + ", which takes " +
+                         " arguments to " + packed_->kernel + ", which takes " +
                          std::to_string(kernel ? kernel->arg_size() : 0));
     std::vector<llvm::Value*> args;
     for (const Expr& a : op->args) args.push_back(eval(a));

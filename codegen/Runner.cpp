@@ -34,11 +34,12 @@ llvm::Function* packed_wrapper(llvm::Module& m, const EntryInfo& e) {
   llvm::LLVMContext& ctx = m.getContext();
   llvm::Function* kernel = m.getFunction(e.name);
   if (!kernel) throw CodegenError("entry " + e.name + " has no function in the module");
-  if (kernel->arg_size() != e.params.size())
+  if (kernel->arg_size() != e.params.size() + 1)
     throw CodegenError("entry " + e.name + " lists " + std::to_string(e.params.size()) +
-                       " parameters, the function has " + std::to_string(kernel->arg_size()));
+                       " parameters and the context, the function has " + std::to_string(kernel->arg_size()));
   auto* ptr = llvm::PointerType::get(ctx, 0);
-  auto* fty = llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), {ptr}, false);
+  // int32_t __dspc_packed_NAME(void** args, dspc_context* ctx): the context goes on to the kernel.
+  auto* fty = llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), {ptr, ptr}, false);
   auto* fn = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, "__dspc_packed_" + e.name, m);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   for (const char* attr : {"target-cpu", "target-features"})
@@ -51,6 +52,8 @@ llvm::Function* packed_wrapper(llvm::Module& m, const EntryInfo& e) {
     llvm::Value* slot = b.CreateConstInBoundsGEP1_32(ptr, args, i);
     vals.push_back(b.CreateLoad(ptr, slot, e.params[i].name));
   }
+  fn->getArg(1)->setName("ctx");
+  vals.push_back(fn->getArg(1));
   // Not inlined: the kernel stays one symbol, so profiles (count-packets --func NAME) see it.
   llvm::CallInst* call = b.CreateCall(kernel, vals);
   call->addFnAttr(llvm::Attribute::NoInline);

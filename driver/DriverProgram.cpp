@@ -4,7 +4,7 @@
 //   dspc run main.c kernels.dsp             build it in a temporary directory and run it
 //
 // 1. each .dsp file is compiled as for --emit=obj, and its header (--emit=header) is written to
-//    an include folder, as STEM.h;
+//    an include folder, as STEM.h, with runtime-support's dspc_runtime.h (the device context);
 // 2. each C/C++ source is compiled with Clang's libraries in-process (codegen/ClangCompile.cpp)
 //    with that folder on its include path, so `#include "kernels.h"` declares the kernels;
 // 3. a start-up shim (runtime-support's start-up calls dspc_main; the shim's dspc_main calls the
@@ -98,6 +98,12 @@ int build_program(const DriverOptions& o, const std::string& work, const std::st
       return 1;
     objects.push_back(obj_path);
   }
+
+  // The runtime's header, for the device context (dspc_context_init, dspc_context_default).
+  static const char kRuntimeHeader[] =
+#include "RuntimeHeader.inc"
+      ;
+  if (!write_file(include_dir + "/dspc_runtime.h", kRuntimeHeader)) return 1;
 
   CSourceOptions copts;
   copts.include_dirs = {include_dir};

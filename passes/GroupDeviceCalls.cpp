@@ -144,6 +144,10 @@ PrimFunc group_function(const Graph& g, GraphStep& step, const std::set<std::str
     return taken.count(s) > 0;
   };
   while (name_taken(status_name)) status_name += "_";
+  std::vector<std::string> names(taken.begin(), taken.end());
+  for (const GraphTensor& t : g.tensors) names.push_back(t.name);
+  names.push_back(status_name);
+  f.ctx = VarNode::make(context_param_name(names), DataType::handle());
   Buffer status = BufferNode::make(status_name, DataType::i32(), {1});
   Expr status_value = Load::make(status, {make_i32(0)});
 
@@ -153,6 +157,7 @@ PrimFunc group_function(const Graph& g, GraphStep& step, const std::set<std::str
     std::vector<Expr> args;
     for (int t : node.inputs) args.push_back(var_expr(buffer(t)->data));
     for (int t : node.outputs) args.push_back(var_expr(buffer(t)->data));
+    args.push_back(var_expr(f.ctx));  // the group's own context, handed down
     Stmt call = Store::make(status, {make_i32(0)}, Call::make(CallKind::Func, node.func, args, node.span), node.span);
     // After the first call, a call runs only while every call before it succeeded.
     calls.push_back(calls.empty() ? call

@@ -30,7 +30,8 @@ PlacementOrder order_one_call_per_node(const std::vector<std::vector<int>>& pred
 // `__dspc_group_<graph>_<k>`: its parameters are the tensors the group reads from outside and
 // those it gives to the outside (graph results, or tensors a later host node reads); tensors
 // that stay inside the group are allocated in it and never leave the device. It calls the
-// group's kernels in order with call_func and stops at the first non-zero status
+// group's kernels in order with call_func, handing each its own context parameter (the kernels
+// run with the caller's VTCM pool, workspace and last error), and stops at the first non-zero status
 // (throw_last_error: the kernel's message is the device's last error). Records each graph's
 // GraphPlan in m.graph_plans.
 // Takes: the TIR of schedule-ops. Gives: the same functions, and the group functions.

@@ -6,7 +6,7 @@
 //     fields of the descriptor (null, alignment, type_code, bits, ndim, null shape) and one for
 //     the extents, which are read only once ndim and the shape pointer are known to be good.
 //     Each failing `if` returns dspc_report_bad_arg(func_desc(), args, num_args, i, ALIGN).
-//  4. Return call_kernel(P_data...).
+//  4. Return call_kernel(P_data..., ctx): the entry passes its context on to the kernel.
 #include "passes/MakePackedApi.h"
 
 #include <algorithm>
@@ -45,7 +45,10 @@ class EntryBuilder {
     p_.outputs = declared.outputs;
     p_.args = VarNode::make("args", DataType::handle());
     p_.num_args = VarNode::make("num_args", DataType::i32());
-    p_.ctx = VarNode::make("ctx", DataType::handle());
+    std::vector<std::string> names = {"args", "num_args"};
+    for (const auto* list : {&declared.inputs, &declared.outputs})
+      for (const Buffer& b : *list) names.push_back(b->name + "_data");
+    p_.ctx = VarNode::make(context_param_name(names), DataType::handle());
     p_.span = declared.span;
   }
 
@@ -66,6 +69,7 @@ class EntryBuilder {
       if (!b->shape.empty()) checks.push_back(fail_if(extents_bad(b, i), i));
       lets.push_back({ptr, std::move(checks)});
     }
+    data.push_back(var_expr(p_.ctx));  // the caller's context, the kernel's final argument
     Stmt tail = ret(intrinsic(kCallKernel, data));
     for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
       std::vector<Stmt> body = it->second;
@@ -86,7 +90,7 @@ class EntryBuilder {
   Stmt fail_if(Expr cond, int32_t index) const {
     Expr report = Call::make(CallKind::Extern, kReportBadArg,
                              {intrinsic(kFuncDesc, {}), args(), var_expr(p_.num_args), make_i32(index),
-                              make_i32(align_)});
+                              make_i32(align_), var_expr(p_.ctx)});
     return IfThenElse::make(std::move(cond), ret(report));
   }
 

@@ -13,7 +13,8 @@ namespace dspc {
 // touches any data: num_args (and a non-null args), then per argument a non-null data pointer
 // aligned to options.target.alloc_alignment, type_code, bits, ndim and a non-null shape, then
 // every extent. A mismatch returns dspc_report_bad_arg(...) (DSPC_ERR_BAD_ARGUMENT, with the
-// message in the last error); otherwise it returns call_kernel(data pointers...).
+// message in ctx's last error); otherwise it returns call_kernel(data pointers..., ctx): the
+// kernel runs with the caller's context.
 // `declared` holds the functions' signatures as callers see them, before flatten-buffers (the
 // checked shapes are the declared ones, not the flat ones `m` has by now).
 // Takes: lowered TIR. Gives: the same functions, and one packed entry for each.

@@ -543,6 +543,8 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
   out.outputs = f.outputs;
   out.body = align_storage(stages, seq_or_nop(open[0].stmts));
   out.span = f.span;
+  // Every name the function uses (parameters, stages, loop and reduction variables) is in `used`.
+  out.ctx = VarNode::make(context_param_name(std::vector<std::string>(used.begin(), used.end())), DataType::handle());
   return out;
 }
 

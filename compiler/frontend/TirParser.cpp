@@ -200,18 +200,34 @@ class TirParser {
     params(f.inputs);
     ts_.expect(Tok::Arrow);
     params(f.outputs);
+    // `context(NAME: handle)`, the final parameter; when left out, a fresh one (ctx, or ctx_N
+    // when a parameter has that name), so hand-written TIR may omit it.
+    if (ts_.at_word("context")) {
+      ts_.next();
+      ts_.expect(Tok::LParen);
+      f.ctx = scalar_param(DataType::handle(), "the context parameter");
+      for (const auto& [n, other] : scopes_.buffers)
+        if (n == f.ctx->name) ts_.fail(f.ctx->span, "duplicate parameter '" + n + "'");
+      ts_.expect(Tok::RParen);
+    } else {
+      std::vector<std::string> names;
+      for (const auto& [n, other] : scopes_.buffers) names.push_back(n);
+      f.ctx = VarNode::make(context_param_name(names), DataType::handle(), name.span);
+      scopes_.vars.emplace_back(f.ctx->name, f.ctx);
+    }
     ts_.expect(Tok::LBrace);
     f.body = block();
     return f;
   }
 
-  // `NAME: DT` as a scalar parameter of a packed entry, of the dtype it must have.
-  VarRef scalar_param(DataType want) {
+  // `NAME: DT` as a scalar parameter (of a packed entry, or a function's context) of the dtype
+  // it must have.
+  VarRef scalar_param(DataType want, const char* what = "this packed_func parameter") {
     const Token& name = ts_.expect(Tok::Ident, "parameter name");
     ts_.expect(Tok::Colon);
     const Token& t = ts_.peek();
     DataType dt = dtype();
-    if (dt != want) ts_.fail(t.span, "this packed_func parameter must be " + want.str() + ", got " + dt.str());
+    if (dt != want) ts_.fail(t.span, std::string(what) + " must be " + want.str() + ", got " + dt.str());
     for (const auto& [n, v] : scopes_.vars)
       if (n == name.text) ts_.fail(name.span, "duplicate parameter '" + n + "'");
     VarRef v = VarNode::make(name.text, dt, name.span);

@@ -13,15 +13,16 @@ const std::vector<ExternFunction>& extern_functions() {
   // Signatures are those of runtime-support/device/include/dspc_runtime.h: sizes and
   // alignments are uint32_t there and i32 here, which the lowering keeps below 2^31.
   // clang-format off
+  // Every one takes the caller's context (dspc_context*) as its final argument.
   static const std::vector<ExternFunction> table = {
-      // name           signature                 role                  pool                 bytes align free
-      {kAllocateVtcm,   {kHandle, {kI32, kI32}}, ExternRole::Allocate, AllocPool::Vtcm,      0,    1,    kFreeVtcm},
-      {kFreeVtcm,       {kI32, {kHandle}},       ExternRole::Free,     AllocPool::Vtcm},
-      {kWorkspaceAlloc, {kHandle, {kI32, kI32}}, ExternRole::Allocate, AllocPool::Workspace, 0,    1,    kWorkspaceFree},
-      {kWorkspaceFree,  {kI32, {kHandle}},       ExternRole::Free,     AllocPool::Workspace},
-      // (func_desc, args, num_args, index or -1 for the count, alignment): sets the last
+      // name           signature                          role                  pool                 bytes align free
+      {kAllocateVtcm,   {kHandle, {kI32, kI32, kHandle}}, ExternRole::Allocate, AllocPool::Vtcm,      0,    1,    kFreeVtcm},
+      {kFreeVtcm,       {kI32, {kHandle, kHandle}},       ExternRole::Free,     AllocPool::Vtcm},
+      {kWorkspaceAlloc, {kHandle, {kI32, kI32, kHandle}}, ExternRole::Allocate, AllocPool::Workspace, 0,    1,    kWorkspaceFree},
+      {kWorkspaceFree,  {kI32, {kHandle, kHandle}},       ExternRole::Free,     AllocPool::Workspace},
+      // (func_desc, args, num_args, index or -1 for the count, alignment, ctx): sets ctx's last
       // error to what argument `index` (or the count) got wrong; returns DSPC_ERR_BAD_ARGUMENT.
-      {kReportBadArg,   {kI32, {kHandle, kHandle, kI32, kI32, kI32}}, ExternRole::Report, AllocPool::Vtcm},
+      {kReportBadArg,   {kI32, {kHandle, kHandle, kI32, kI32, kI32, kHandle}}, ExternRole::Report, AllocPool::Vtcm},
   };
   // clang-format on
   return table;
@@ -52,7 +53,7 @@ const std::vector<IntrinsicFunction>& intrinsic_functions() {
       {kIsAligned, {DataType::boolean(), {kHandle, kI32}}, false},
       // The wrapped kernel's dspc_func_desc (name and parameter descriptors).
       {kFuncDesc, {kHandle, {}}, false},
-      // Calls the wrapped kernel with these data pointers; its status.
+      // Calls the wrapped kernel with these data pointers and, last, the context; its status.
       {kCallKernel, {kI32, {}, kHandle}, true},
       // Returns the value from the packed entry.
       {kReturn, {kI32, {kI32}}, true},

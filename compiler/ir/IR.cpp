@@ -1,5 +1,6 @@
 #include "compiler/ir/IR.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "compiler/ir/Externs.h"
@@ -419,5 +420,16 @@ bool same_expr_list(const std::vector<Expr>& a, const std::vector<Expr>& b) {
   return true;
 }
 }  // namespace
+
+}  // namespace dspc
+
+namespace dspc {
+
+std::string context_param_name(const std::vector<std::string>& taken) {
+  auto used = [&](const std::string& n) { return std::find(taken.begin(), taken.end(), n) != taken.end(); };
+  std::string name = "ctx";
+  for (int i = 1; used(name); ++i) name = "ctx_" + std::to_string(i);
+  return name;
+}
 
 }  // namespace dspc

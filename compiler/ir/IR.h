@@ -379,15 +379,23 @@ struct Seq : StmtNode {
 
 // ---------------------------------------------------------------- functions
 
-// A lowered function. Inputs then outputs are its buffer parameters; the generated C function
-// takes them in that order as pointers and returns int32 (0 on success).
+// A lowered function. Inputs then outputs are its buffer parameters, and `ctx` (a handle, the
+// dspc_context* of runtime-support) is its declared, final parameter: the generated C function
+// is `int32_t NAME(inputs..., outputs..., dspc_context* ctx)`, returning 0 on success. The body
+// hands `ctx` to every runtime call (allocation, free) and to every function it calls; generated
+// code reads no global state. A new PrimFunc gets a fresh `ctx` variable of its own.
 struct PrimFunc {
   std::string name;
   std::vector<Buffer> inputs;
   std::vector<Buffer> outputs;
   Stmt body;
   Span span;
+  VarRef ctx = VarNode::make("ctx", DataType::handle());
 };
+
+// The name for a function's context parameter: "ctx", unless a parameter or a buffer in
+// `taken` has it, then "ctx_1", "ctx_2", ...
+std::string context_param_name(const std::vector<std::string>& taken);
 
 // The checked packed entry of a kernel (make-packed-api), with the C ABI of
 // runtime-support/device/include/dspc_runtime.h:

@@ -4,6 +4,9 @@
 // IRMutator rebuilds a node only when a child changed, so unchanged subtrees stay shared.
 #pragma once
 
+#include <type_traits>
+#include <utility>
+
 #include "compiler/ir/IR.h"
 
 namespace dspc {
@@ -39,12 +42,20 @@ class IRMutator {
 #undef DSPC_DECL_S
 };
 
+// Whether mutator M has `set_context(VarRef)`: it is told the function's context parameter.
+template <typename M, typename = void>
+struct has_set_context : std::false_type {};
+template <typename M>
+struct has_set_context<M, std::void_t<decltype(std::declval<M&>().set_context(VarRef()))>> : std::true_type {};
+
 // Mutates every function body of a module with a fresh mutator per function.
 template <class M, class... Args>
 Module mutate_module(const Module& m, Args&&... args) {
   Module out = m;
   for (auto& f : out.funcs) {
     M mut(args...);
+    // A mutator that makes runtime calls is told the function's context parameter.
+    if constexpr (has_set_context<M>::value) mut.set_context(f.ctx);
     f.body = mut.mutate(f.body);
   }
   return out;

@@ -198,7 +198,9 @@ std::string print_stmt(const Stmt& s, int indent) {
 
 std::string print_func(const PrimFunc& f) {
   StmtPrinter p;
-  p.line(0, "prim_func " + signature(f.name, f.inputs, f.outputs) + " {");
+  // The context is the final parameter of the C function; it prints after the results.
+  std::string ctx = f.ctx ? " context(" + f.ctx->name + ": handle)" : "";
+  p.line(0, "prim_func " + signature(f.name, f.inputs, f.outputs) + ctx + " {");
   p.block(f.body, 1);
   p.line(0, "}");
   return p.out;

@@ -1,19 +1,19 @@
 // Prints TIR as text that the TIR parser reads back to an equal function.
 //
 // Format (see README "TIR"):
-//   prim_func NAME(A: i8[2048], ...) -> (C: i8[2048]) {
+//   prim_func NAME(A: i8[2048], ...) -> (C: i8[2048]) context(ctx: handle) {   (ctx: the final C parameter)
 //     allocate T: i16[4, 8] scope "local.vtcm" { ... }
 //     for i in range(0, 2048) { ... }          (range | vectorized | unrolled | parallel)
-//     let x: handle = call_extern("HexagonBackendAllocateVTCM", 2048, 2048)   (scopes the rest of the block)
+//     let x: handle = call_extern("HexagonBackendAllocateVTCM", 2048, 2048, ctx)   (scopes the rest of the block)
 //     decl_buffer x: i8[2048] scope "local.vtcm"                             (likewise)
 //     if cond { ... } else { ... }
 //     C[i, j] = expr
 //     throw_last_error()
 //   }
 //   packed_func __dspc_call_NAME(args: handle, num_args: i32, ctx: handle) wraps NAME(A: u8[64, 128], ...) -> (...) {
-//     if num_args != 3 { return(call_extern("dspc_report_bad_arg", func_desc(), args, num_args, -1, 128)) }
+//     if num_args != 3 { return(call_extern("dspc_report_bad_arg", func_desc(), args, num_args, -1, 128, ctx)) }
 //     ...
-//     return(call_kernel(arg_data(args, 0), ...))
+//     return(call_kernel(arg_data(args, 0), ..., ctx))
 //   }
 // Packed entries (make-packed-api) print after every prim_func.
 // Literals: i32 bare (5), others with a suffix (5i8, 200u8, 1.5f32), bool true/false.

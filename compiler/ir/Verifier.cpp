@@ -35,6 +35,10 @@ class Checker {
         enter(b.get());
       }
     }
+    if (f.ctx) {
+      if (!f.ctx->dtype.is_handle()) fail("the context parameter must be a handle");
+      bind(f.ctx.get(), Binder::Param);
+    }
     stmt(f.body);
   }
 
@@ -185,6 +189,7 @@ class Equal {
       if (!bind_buffer(a.inputs[i], b.inputs[i])) return false;
     for (size_t i = 0; i < a.outputs.size(); ++i)
       if (!bind_buffer(a.outputs[i], b.outputs[i])) return false;
+    if (!bind_var(a.ctx, b.ctx)) return false;
     return stmt(a.body, b.body);
   }
 

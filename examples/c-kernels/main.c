@@ -6,10 +6,15 @@
  * dspc compiles this file with Clang's libraries (in-process, no clang binary), compiles the
  * kernels, puts their header kernels.h on the include path, and links everything with
  * runtime-support. The program is freestanding: no C library, so it prints through
- * runtime-support's write(2) wrapper. */
+ * runtime-support's write(2) wrapper.
+ *
+ * Every kernel takes a device context (dspc_context*) as its final argument: the VTCM pool,
+ * workspace and last error it uses. This program makes one of its own; a single-threaded
+ * program may also pass dspc_context_default(). */
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dspc_runtime.h"
 #include "kernels.h"
 
 /* runtime-support's write(2) (runtime-support/device/platform.h). The file also compiles as C++. */
@@ -44,15 +49,20 @@ static void print_int(int64_t v) {
   print(buf + i);
 }
 
+static dspc_context ctx;
+
 int main(void) {
+  dspc_context_init(&ctx);
   for (int m = 0; m < 8; m++)
     for (int n = 0; n < 32; n++) {
       X[m][n] = m + n;
       Y[m][n] = m - n;
     }
   /* Z = 3X + Y = 4m + 2n; each row sums to 128m + 992. */
-  if (axpy(&X[0][0], &Y[0][0], &Z[0][0]) != 0 || row_sums(&Z[0][0], S) != 0) {
-    print("a kernel failed\n");
+  if (axpy(&X[0][0], &Y[0][0], &Z[0][0], &ctx) != 0 || row_sums(&Z[0][0], S, &ctx) != 0) {
+    print("a kernel failed: ");
+    print(dspc_get_last_error(&ctx));
+    print("\n");
     return 1;
   }
   int64_t total = 0;

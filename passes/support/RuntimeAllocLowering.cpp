@@ -13,10 +13,6 @@ namespace dspc {
 
 namespace {
 
-Stmt free_call(const VarRef& var, const char* free_fn, Span s) {
-  return Evaluate::make(Call::make(CallKind::Extern, free_fn, {var_expr(var)}, s), s);
-}
-
 bool is_call_to(const Stmt& s, CallKind kind, const std::string& name) {
   const auto* ev = s.as<Evaluate>();
   const auto* call = ev ? ev->value.as<Call>() : nullptr;
@@ -68,6 +64,11 @@ bool is_null_check_of(const Expr& cond, const VarRef& var) {
 
 }  // namespace
 
+Stmt RuntimeAllocLowering::free_call(const VarRef& var, const char* free_fn, Span s) const {
+  DSPC_CHECK(ctx_ != nullptr, "runtime allocation lowering without the function's context");
+  return Evaluate::make(Call::make(CallKind::Extern, free_fn, {var_expr(var), var_expr(ctx_)}, s), s);
+}
+
 Stmt RuntimeAllocLowering::failure_path(Span span) const {
   std::vector<Stmt> stmts;
   for (auto it = live_.rbegin(); it != live_.rend(); ++it)
@@ -94,6 +95,8 @@ Stmt RuntimeAllocLowering::mutate_Allocate(const Allocate* op, const Stmt& self)
   std::vector<Expr> args(fn.signature.params.size());
   args[fn.bytes_arg] = make_i32(buf->size_bytes());
   args[fn.align_arg] = make_i32(allocator->alignment);
+  DSPC_CHECK(ctx_ != nullptr, "runtime allocation lowering without the function's context");
+  args.back() = var_expr(ctx_);
   Expr alloc = Call::make(CallKind::Extern, fn.name, args, s);
   Expr is_null = Call::make(CallKind::Intrinsic, kIsNullptr, {var_expr(buf->data)}, s);
   return LetStmt::make(buf->data, alloc, IfThenElse::make(is_null, on_failure, on_success, s), s);

@@ -18,9 +18,10 @@ struct RuntimeAllocator {
 };
 
 // Lowers the Allocates that `allocator_for` picks to
-//   let NAME: handle = call_extern(fn, NBYTES, ALIGN)   (arguments where fn's row puts them)
+//   let NAME: handle = call_extern(fn, NBYTES, ALIGN, ctx)   (arguments where fn's row puts them)
 //   if isnullptr(NAME) { <free each enclosing runtime allocation, innermost first>; throw_last_error() }
-//   else { decl_buffer NAME ...; <body>; call_extern(fn's free function, NAME) }
+//   else { decl_buffer NAME ...; <body>; call_extern(fn's free function, NAME, ctx) }
+// where ctx is the function's context parameter (set_context), every runtime call's last argument.
 // The let binds the buffer's own data variable, so accesses keep resolving. Enclosing
 // runtime allocations are the enclosing lets of allocation calls, whichever pass made them;
 // failure paths already in the input (made by an earlier pass, which could not know of
@@ -31,6 +32,9 @@ class RuntimeAllocLowering : public IRMutator {
   // The allocator for `b`, or null to leave its Allocate alone.
   virtual const RuntimeAllocator* allocator_for(const Buffer& b) const = 0;
 
+  // The function's context parameter; set before mutating its body.
+  void set_context(VarRef ctx) { ctx_ = std::move(ctx); }
+
   Stmt mutate_Allocate(const Allocate* op, const Stmt& self) override;
   Stmt mutate_LetStmt(const LetStmt* op, const Stmt& self) override;
 
@@ -40,7 +44,9 @@ class RuntimeAllocLowering : public IRMutator {
     const char* free_fn;
   };
   Stmt failure_path(Span span) const;
+  Stmt free_call(const VarRef& var, const char* free_fn, Span s) const;
   std::vector<LiveAlloc> live_;
+  VarRef ctx_;
 };
 
 }  // namespace dspc

@@ -57,7 +57,7 @@ static void put_got(dspc_text* t, const dspc_arg* a) {
 }
 
 int32_t dspc_report_bad_arg(const dspc_func_desc* f, const dspc_arg* args, int32_t num_args, int32_t index,
-                            int32_t align) {
+                            int32_t align, dspc_context* ctx) {
   char buf[256];
   dspc_text t;
   dspc_text_init(&t, buf, sizeof buf);
@@ -69,7 +69,7 @@ int32_t dspc_report_bad_arg(const dspc_func_desc* f, const dspc_arg* args, int32
     dspc_text_str(&t, f->num_params == 1 ? " argument, got " : " arguments, got ");
     dspc_text_i64(&t, num_args);
     if (num_args == (int32_t)f->num_params && !args) dspc_text_str(&t, " with a null argument array");
-    dspc_set_last_error(buf);
+    dspc_set_last_error(buf, ctx);
     return DSPC_ERR_BAD_ARGUMENT;
   }
   const dspc_param_desc* p = &f->params[index];
@@ -99,6 +99,6 @@ int32_t dspc_report_bad_arg(const dspc_func_desc* f, const dspc_arg* args, int32
     dspc_text_str(&t, ", got ");
     put_got(&t, a);
   }
-  dspc_set_last_error(buf);
+  dspc_set_last_error(buf, ctx);
   return DSPC_ERR_BAD_ARGUMENT;
 }

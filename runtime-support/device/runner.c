@@ -318,8 +318,8 @@ int dspc_main(int argc, char** argv) {
       dspc_text_str(&message, "'");
       return report(kExitUsage);
     }
-    if (dspc_vtcm_set_capacity((uint32_t)bytes)) {
-      dspc_text_str(begin_message(), dspc_get_last_error());
+    if (dspc_vtcm_set_capacity((uint32_t)bytes, dspc_context_default())) {
+      dspc_text_str(begin_message(), dspc_get_last_error(dspc_context_default()));
       return report(kExitUsage);
     }
   }
@@ -352,11 +352,11 @@ int dspc_main(int argc, char** argv) {
     if (!p->is_output && read_input(p, paths[i], args[i], sizes[i])) return report(kExitUsage);
   }
 
-  dspc_set_last_error("");
-  int32_t status = f->packed(args);
+  dspc_set_last_error("", dspc_context_default());
+  int32_t status = f->packed(args, dspc_context_default());
   if (status != 0) {
     dspc_text* m = begin_message();
-    const char* err = dspc_get_last_error();
+    const char* err = dspc_get_last_error(dspc_context_default());
     if (err[0]) {
       dspc_text_str(m, err);
     } else {

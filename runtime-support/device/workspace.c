@@ -11,15 +11,15 @@
 
 #define DSPC_WORKSPACE_DEFAULT_ALIGN 128u
 
-typedef struct Mapping {
-  struct Mapping* next;
+/* The live list is the context's (ctx->workspace). */
+struct dspc_workspace_mapping {
+  struct dspc_workspace_mapping* next;
   char* block;
   size_t mapped_bytes;
-} Mapping;
+};
+typedef struct dspc_workspace_mapping Mapping;
 
-static Mapping* live;
-
-static void* fail(uint32_t nbytes, const char* reason) {
+static void* fail(uint32_t nbytes, const char* reason, dspc_context* ctx) {
   char msg[160];
   dspc_text t;
   dspc_text_init(&t, msg, sizeof msg);
@@ -27,31 +27,33 @@ static void* fail(uint32_t nbytes, const char* reason) {
   dspc_text_u64(&t, nbytes);
   dspc_text_str(&t, " bytes failed: ");
   dspc_text_str(&t, reason);
-  dspc_set_last_error(msg);
+  dspc_set_last_error(msg, ctx);
   return NULL;
 }
 
-void* DspcWorkspaceAlloc(uint32_t nbytes, uint32_t align) {
+void* DspcWorkspaceAlloc(uint32_t nbytes, uint32_t align, dspc_context* ctx) {
+  if (!ctx) ctx = dspc_context_default();
   if (align == 0) align = DSPC_WORKSPACE_DEFAULT_ALIGN;
-  if (align & (align - 1)) return fail(nbytes, "alignment is not a power of two");
+  if (align & (align - 1)) return fail(nbytes, "alignment is not a power of two", ctx);
   if (align < sizeof(Mapping)) align = sizeof(Mapping);
   /* Room for the record, then enough slack to reach the next multiple of align. */
   uint64_t total = (uint64_t)sizeof(Mapping) + (align - 1) + (nbytes ? nbytes : 1);
-  if (total > (uint64_t)(SIZE_MAX / 2)) return fail(nbytes, "too large");
+  if (total > (uint64_t)(SIZE_MAX / 2)) return fail(nbytes, "too large", ctx);
   char* start = (char*)dspc_platform_map((size_t)total);
-  if (!start) return fail(nbytes, "out of memory");
+  if (!start) return fail(nbytes, "out of memory", ctx);
   uintptr_t first = (uintptr_t)start + sizeof(Mapping);
   char* block = (char*)((first + (align - 1)) & ~(uintptr_t)(align - 1));
   Mapping* m = (Mapping*)start;
-  m->next = live;
+  m->next = ctx->workspace;
   m->block = block;
   m->mapped_bytes = (size_t)total;
-  live = m;
+  ctx->workspace = m;
   return block;
 }
 
-int DspcWorkspaceFree(void* ptr) {
-  for (Mapping** link = &live; *link; link = &(*link)->next) {
+int DspcWorkspaceFree(void* ptr, dspc_context* ctx) {
+  if (!ctx) ctx = dspc_context_default();
+  for (Mapping** link = &ctx->workspace; *link; link = &(*link)->next) {
     Mapping* m = *link;
     if (m->block != (char*)ptr) continue;
     *link = m->next;
@@ -64,6 +66,15 @@ int DspcWorkspaceFree(void* ptr) {
   dspc_text_str(&t, "workspace free of ");
   dspc_text_hex(&t, (uint64_t)(uintptr_t)ptr);
   dspc_text_str(&t, " failed: not a workspace allocation");
-  dspc_set_last_error(msg);
+  dspc_set_last_error(msg, ctx);
   return -1;
+}
+
+/* Unmaps every live workspace allocation of ctx (dspc_context_release). */
+void dspc_workspace_release(dspc_context* ctx) {
+  while (ctx->workspace) {
+    Mapping* m = ctx->workspace;
+    ctx->workspace = m->next;
+    dspc_platform_unmap(m, m->mapped_bytes);
+  }
 }

@@ -4,7 +4,9 @@
 // against libdspc_host.so, which is built from runtime-support/device's sources and exports
 // them, and is in the global scope of any program linking it. Device memory is host memory:
 // anonymous mappings, within the same byte budget the arena would give, and VTCM buffers come
-// from the same pool kernels use. There is no deadline and no isolation: a kernel that crashes
+// from the same pool kernels use. Each Local session owns a dspc_context (its VTCM pool, workspace
+// and last error) and passes it to every call, so two in-process sessions, in one thread or in
+// two, never share device state. There is no deadline and no isolation: a kernel that crashes
 // or never returns takes the process with it.
 #include <dlfcn.h>
 #include <sys/mman.h>
@@ -26,20 +28,24 @@ class Local final : public Backend {
     deadline = options.deadline;
     budget_ = options.arena_bytes;
     uint32_t vtcm = options.vtcm_bytes ? uint32_t(options.vtcm_bytes) : DSPC_HOST_VTCM_DEFAULT;
-    if (dspc_vtcm_set_capacity(vtcm) != 0)
+    dspc_context_init(&ctx_);
+    if (dspc_vtcm_set_capacity(vtcm, &ctx_) != 0)
       throw Error(ErrorKind::Usage,
-                  std::string("cannot open an in-process session: ") + dspc_get_last_error());
+                  std::string("cannot open an in-process session: ") + dspc_get_last_error(&ctx_));
     open_ = true;
   }
-  ~Local() override { shutdown(); }
+  ~Local() override {
+    shutdown();
+    dspc_context_release(&ctx_);
+  }
 
   bool is_open() const override { return open_; }
 
   Allocation alloc(uint64_t nbytes, Memory memory) override {
     closed_check();
     if (memory == Memory::VTCM) {
-      void* p = nbytes > 0xffffffffu ? nullptr : HexagonBackendAllocateVTCM(uint32_t(nbytes), 128);
-      if (!p) throw Error(ErrorKind::NoMemory, std::string("VTCM allocation: ") + dspc_get_last_error());
+      void* p = nbytes > 0xffffffffu ? nullptr : HexagonBackendAllocateVTCM(uint32_t(nbytes), 128, &ctx_);
+      if (!p) throw Error(ErrorKind::NoMemory, std::string("VTCM allocation: ") + dspc_get_last_error(&ctx_));
       vtcm_.insert(p);
       return {uint64_t(uintptr_t(p)), static_cast<char*>(p)};
     }
@@ -59,7 +65,7 @@ class Local final : public Backend {
   void free(uint64_t handle) noexcept override {
     void* p = reinterpret_cast<void*>(uintptr_t(handle));
     if (vtcm_.erase(p)) {
-      HexagonBackendFreeVTCM(p);
+      HexagonBackendFreeVTCM(p, &ctx_);
       return;
     }
     auto it = global_.find(p);
@@ -129,27 +135,27 @@ class Local final : public Backend {
     std::vector<dspc_arg> a;
     for (const CallArg& c : args)
       a.push_back({c.host, c.shape->data(), int32_t(c.shape->size()), c.dtype.code, c.dtype.bits, 0});
-    dspc_set_last_error("");
+    dspc_set_last_error("", &ctx_);
     int32_t status;
     if (f.call) {
-      status = f.call(a.data(), int32_t(a.size()), nullptr);
+      status = f.call(a.data(), int32_t(a.size()), &ctx_);
     } else {
       std::vector<void*> data;
       for (const dspc_arg& x : a) data.push_back(x.data);
-      status = f.num_params == a.size() ? f.packed(data.data()) : DSPC_ERR_BAD_ARGUMENT;
+      status = f.num_params == a.size() ? f.packed(data.data(), &ctx_) : DSPC_ERR_BAD_ARGUMENT;
     }
-    *error = status ? (dspc_get_last_error()[0] ? dspc_get_last_error()
+    *error = status ? (dspc_get_last_error(&ctx_)[0] ? dspc_get_last_error(&ctx_)
                                                 : "kernel failed with status " + std::to_string(status))
                     : "";
     return status;
   }
 
-  std::string last_error() override { return dspc_get_last_error(); }
+  std::string last_error() override { return dspc_get_last_error(&ctx_); }
 
   void shutdown() override {
     if (!open_) return;
     open_ = false;
-    for (void* p : vtcm_) HexagonBackendFreeVTCM(p);
+    for (void* p : vtcm_) HexagonBackendFreeVTCM(p, &ctx_);
     vtcm_.clear();
     for (auto& [p, n] : global_) munmap(p, n);
     global_.clear();
@@ -179,6 +185,7 @@ class Local final : public Backend {
   std::map<void*, uint64_t> global_;
   std::set<void*> vtcm_;
   std::vector<Mod> modules_;
+  dspc_context ctx_;  // this session's device state
 };
 
 }  // namespace

@@ -45,7 +45,7 @@ static void put(const void* p, uint32_t n) {
 static int32_t status_with(int32_t status, const char* text) {
   dspc_proto_reply* r = reply_header();
   r->status = status;
-  if (!text) text = status ? dspc_get_last_error() : "";
+  if (!text) text = status ? dspc_get_last_error(dspc_context_default()) : "";
   uint32_t n = 0;
   while (text[n] && n < DSPC_PROTO_MAX_ERROR) n++;
   __builtin_memcpy(reply + sizeof(dspc_proto_reply) + payload_bytes, text, n);
@@ -112,7 +112,7 @@ static int32_t op_hello(void) {
 }
 
 static int32_t op_close(void) {
-  for (uint32_t i = 0; i < num_vtcm_blocks; i++) HexagonBackendFreeVTCM(arena + vtcm_blocks[i]);
+  for (uint32_t i = 0; i < num_vtcm_blocks; i++) HexagonBackendFreeVTCM(arena + vtcm_blocks[i], dspc_context_default());
   num_vtcm_blocks = 0;
   dspc_heap_reset();
   for (int i = 0; i < kMaxModules; i++) {
@@ -130,14 +130,14 @@ static int32_t op_alloc(void) {
     if (dspc_heap_alloc(a->nbytes, a->align, &offset)) return status_with(DSPC_PROTO_NO_MEMORY, 0);
   } else if (a->kind == DSPC_MEM_VTCM) {
     if (a->nbytes > 0xffffffffu) {
-      dspc_set_last_error("VTCM allocation larger than 4 GiB");
+      dspc_set_last_error("VTCM allocation larger than 4 GiB", dspc_context_default());
       return status_with(DSPC_PROTO_NO_MEMORY, 0);
     }
     if (num_vtcm_blocks == kMaxVtcmBlocks) {
-      dspc_set_last_error("VTCM allocation failed: too many VTCM buffers");
+      dspc_set_last_error("VTCM allocation failed: too many VTCM buffers", dspc_context_default());
       return status_with(DSPC_PROTO_NO_MEMORY, 0);
     }
-    char* p = (char*)HexagonBackendAllocateVTCM((uint32_t)a->nbytes, a->align ? a->align : 128);
+    char* p = (char*)HexagonBackendAllocateVTCM((uint32_t)a->nbytes, a->align ? a->align : 128, dspc_context_default());
     if (!p) return status_with(DSPC_PROTO_NO_MEMORY, 0);
     offset = (uint64_t)(p - arena);
     vtcm_blocks[num_vtcm_blocks++] = offset;
@@ -153,7 +153,7 @@ static int32_t op_free(void) {
   if (!o) return malformed("truncated FREE", 0, 0);
   for (uint32_t i = 0; i < num_vtcm_blocks; i++) {
     if (vtcm_blocks[i] != *o) continue;
-    HexagonBackendFreeVTCM(arena + *o);
+    HexagonBackendFreeVTCM(arena + *o, dspc_context_default());
     vtcm_blocks[i] = vtcm_blocks[--num_vtcm_blocks];
     return status_with(DSPC_PROTO_OK, 0);
   }
@@ -241,7 +241,7 @@ static int32_t op_lookup(void) {
 /* For a table without checked entries: the count, dtypes and shapes against the parameters. */
 static int32_t call_unchecked(const dspc_func_desc* f, dspc_module_image* m, const dspc_arg* a, uint32_t n) {
   if (n != f->num_params || (n && !dspc_image_contains(m, f->params, n * sizeof(dspc_param_desc)))) {
-    dspc_set_last_error("wrong number of arguments");
+    dspc_set_last_error("wrong number of arguments", dspc_context_default());
     return DSPC_ERR_BAD_ARGUMENT;
   }
   void* data[DSPC_PROTO_MAX_ARGS];
@@ -251,12 +251,12 @@ static int32_t call_unchecked(const dspc_func_desc* f, dspc_module_image* m, con
                dspc_image_contains(m, p->shape, p->ndim * 8u);
     for (uint32_t d = 0; same && d < p->ndim; d++) same = p->shape[d] == a[i].shape[d];
     if (!same) {
-      dspc_set_last_error("argument does not match the parameter's dtype and shape");
+      dspc_set_last_error("argument does not match the parameter's dtype and shape", dspc_context_default());
       return DSPC_ERR_BAD_ARGUMENT;
     }
     data[i] = a[i].data;
   }
-  return f->packed(data);
+  return f->packed(data, dspc_context_default());
 }
 
 /* Checks the call at `c` (with `avail` bytes from there) and runs it. Returns DSPC_PROTO_OK with
@@ -291,15 +291,15 @@ static int32_t run_call(const dspc_proto_call* c, uint32_t avail, uint32_t* used
   dspc_module_image* m = 0;
   const dspc_func_desc* f = function_of(c->function, &m);
   if (!f) return status_with(DSPC_PROTO_BAD_HANDLE, "call: no such function (was its module unloaded?)");
-  dspc_set_last_error("");
-  *status = f->call ? f->call(args, (int32_t)c->num_args, 0) : call_unchecked(f, m, args, c->num_args);
+  dspc_set_last_error("", dspc_context_default());
+  *status = f->call ? f->call(args, (int32_t)c->num_args, dspc_context_default()) : call_unchecked(f, m, args, c->num_args);
   return DSPC_PROTO_OK;
 }
 
 /* The reply to a call that returned `status`: OK, with the device's message if it failed. */
 static int32_t call_result(int32_t status) {
   if (status == 0) return status_with(DSPC_PROTO_OK, 0);
-  if (dspc_get_last_error()[0]) return status_with(DSPC_PROTO_OK, dspc_get_last_error());
+  if (dspc_get_last_error(dspc_context_default())[0]) return status_with(DSPC_PROTO_OK, dspc_get_last_error(dspc_context_default()));
   char msg[96];
   dspc_text t;
   dspc_text_init(&t, msg, sizeof msg);
@@ -366,7 +366,7 @@ static int32_t dispatch(uint32_t seq) {
     case DSPC_OP_LOOKUP: return op_lookup();
     case DSPC_OP_CALL: return op_call();
     case DSPC_OP_CALL_BATCH: return op_call_batch();
-    case DSPC_OP_LAST_ERROR: return status_with(DSPC_PROTO_OK, dspc_get_last_error());
+    case DSPC_OP_LAST_ERROR: return status_with(DSPC_PROTO_OK, dspc_get_last_error(dspc_context_default()));
     case DSPC_OP_SHUTDOWN: return status_with(DSPC_PROTO_OK, 0);
     case DSPC_OP_SYNC_COPY: return op_sync_copy();
     case DSPC_OP_TEST_BAD_REPLY: return status_with(DSPC_PROTO_OK, 0);

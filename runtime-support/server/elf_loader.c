@@ -61,7 +61,7 @@ static int error2(const char* a, const char* b) {
   dspc_text_init(&t, msg, sizeof msg);
   dspc_text_str(&t, a);
   dspc_text_str(&t, b);
-  dspc_set_last_error(msg);
+  dspc_set_last_error(msg, dspc_context_default());
   return -1;
 }
 
@@ -135,7 +135,7 @@ static int apply(const Ctx* c, const Rela* r, uint32_t count) {
       dspc_text_str(&t, ") at offset ");
       dspc_text_hex(&t, r[i].offset);
       dspc_text_str(&t, "; the loader handles R_HEX_RELATIVE, R_HEX_GLOB_DAT, R_HEX_JMP_SLOT");
-      dspc_set_last_error(msg);
+      dspc_set_last_error(msg, dspc_context_default());
       return -1;
     }
     if (symi == 0 || symi >= c->num_syms) return bad("relocation symbol index out of range");

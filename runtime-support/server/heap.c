@@ -50,7 +50,7 @@ static int fail(uint64_t nbytes, const char* reason) {
   dspc_text_str(&t, " bytes free, largest free block ");
   dspc_text_u64(&t, largest);
   dspc_text_str(&t, ")");
-  dspc_set_last_error(msg);
+  dspc_set_last_error(msg, dspc_context_default());
   return -1;
 }
 
@@ -117,7 +117,7 @@ int dspc_heap_free(uint64_t offset) {
   dspc_text_str(&t, "free of device memory at offset ");
   dspc_text_hex(&t, offset);
   dspc_text_str(&t, ": not allocated");
-  dspc_set_last_error(msg);
+  dspc_set_last_error(msg, dspc_context_default());
   return -1;
 }
 

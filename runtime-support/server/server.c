@@ -83,9 +83,11 @@ int dspc_main(int argc, char** argv) {
     if (regions[i][0] % DSPC_PROTO_PAGE || regions[i][0] < DSPC_PROTO_PAGE || regions[i][0] > bytes ||
         regions[i][1] > bytes - regions[i][0])
       die("the arena's regions are not 64 KiB aligned inside the arena", "");
+  /* The server serves one session, so the process's default context is that session's device
+   * context: its VTCM pool lives in the arena, and every call gets it as its final argument. */
   if (ctl->vtcm_bytes > (1u << 30) ||
-      dspc_vtcm_use_memory(arena + ctl->vtcm_offset, (uint32_t)ctl->vtcm_bytes))
-    die("cannot place the VTCM pool: ", dspc_get_last_error());
+      dspc_vtcm_use_memory(arena + ctl->vtcm_offset, (uint32_t)ctl->vtcm_bytes, dspc_context_default()))
+    die("cannot place the VTCM pool: ", dspc_get_last_error(dspc_context_default()));
   dspc_heap_init(ctl->heap_offset, ctl->heap_bytes);
   __atomic_store_n(&ctl->server_state, DSPC_PROTO_SERVER_READY, __ATOMIC_RELEASE);
   srv_futex_wake(&ctl->server_state);

@@ -313,12 +313,15 @@ static void test_memory(void) {
   check(same, "struct copy", 0, 0, 0);
 }
 
+static dspc_context ctx;
+
 static void test_pool(void) {
-  uint32_t capacity = dspc_vtcm_capacity();
+  dspc_context_init(&ctx);
+  uint32_t capacity = dspc_vtcm_capacity(&ctx);
   check(capacity == DSPC_VTCM_DEFAULT_CAPACITY, "default capacity", 0, capacity, DSPC_VTCM_DEFAULT_CAPACITY);
-  uint8_t* a = (uint8_t*)HexagonBackendAllocateVTCM(2048, 0);
-  uint8_t* b = (uint8_t*)HexagonBackendAllocateVTCM(100, 128);
-  uint8_t* c = (uint8_t*)HexagonBackendAllocateVTCM(5000, 4096);
+  uint8_t* a = (uint8_t*)HexagonBackendAllocateVTCM(2048, 0, &ctx);
+  uint8_t* b = (uint8_t*)HexagonBackendAllocateVTCM(100, 128, &ctx);
+  uint8_t* c = (uint8_t*)HexagonBackendAllocateVTCM(5000, 4096, &ctx);
   check(a && b && c, "three allocations", 0, 0, 0);
   if (!a || !b || !c) return;
   check(((uintptr_t)a & (DSPC_VTCM_DEFAULT_ALIGN - 1)) == 0, "default alignment", 0, (uintptr_t)a,
@@ -329,42 +332,55 @@ static void test_pool(void) {
   for (int i = 0; i < 100; i++) b[i] = 2;
   for (int i = 0; i < 5000; i++) c[i] = 3;
   check(a[2047] == 1 && b[0] == 2 && b[99] == 2 && c[0] == 3, "blocks are disjoint", 0, 0, 0);
-  check(dspc_vtcm_bytes_in_use() == 7148, "bytes in use", 0, dspc_vtcm_bytes_in_use(), 7148);
-  check(HexagonBackendAllocateVTCM(capacity, 0) == NULL, "exhaustion", 0, 0, 0);
-  check_str(dspc_get_last_error(), "VTCM allocation of ", "exhaustion message");
-  check(HexagonBackendFreeVTCM(b + 1) != 0, "bad free", 0, 0, 0);
-  check_str(dspc_get_last_error(), "VTCM free of 0x", "bad free message");
-  check(HexagonBackendFreeVTCM(b) == 0 && HexagonBackendFreeVTCM(a) == 0 && HexagonBackendFreeVTCM(c) == 0,
+  check(dspc_vtcm_bytes_in_use(&ctx) == 7148, "bytes in use", 0, dspc_vtcm_bytes_in_use(&ctx), 7148);
+  check(HexagonBackendAllocateVTCM(capacity, 0, &ctx) == NULL, "exhaustion", 0, 0, 0);
+  check_str(dspc_get_last_error(&ctx), "VTCM allocation of ", "exhaustion message");
+  check(HexagonBackendFreeVTCM(b + 1, &ctx) != 0, "bad free", 0, 0, 0);
+  check_str(dspc_get_last_error(&ctx), "VTCM free of 0x", "bad free message");
+  check(HexagonBackendFreeVTCM(b, &ctx) == 0 && HexagonBackendFreeVTCM(a, &ctx) == 0 && HexagonBackendFreeVTCM(c, &ctx) == 0,
         "frees", 0, 0, 0);
-  check(dspc_vtcm_num_blocks() == 1 && dspc_vtcm_bytes_in_use() == 0, "coalesced to one block", 0,
-        dspc_vtcm_num_blocks(), 1);
-  void* whole = HexagonBackendAllocateVTCM(capacity, 0);
+  check(dspc_vtcm_num_blocks(&ctx) == 1 && dspc_vtcm_bytes_in_use(&ctx) == 0, "coalesced to one block", 0,
+        dspc_vtcm_num_blocks(&ctx), 1);
+  void* whole = HexagonBackendAllocateVTCM(capacity, 0, &ctx);
   check(whole != NULL, "whole capacity after coalescing", 0, 0, 0);
-  HexagonBackendFreeVTCM(whole);
-  check(dspc_vtcm_set_capacity(4096) == 0, "capacity override", 0, 0, 0);
-  check(HexagonBackendAllocateVTCM(4097, 0) == NULL, "override limits allocations", 0, 0, 0);
-  check_str(dspc_get_last_error(), "VTCM allocation of 4097 bytes failed: only 4096 of 4096 bytes free",
+  HexagonBackendFreeVTCM(whole, &ctx);
+  check(dspc_vtcm_set_capacity(4096, &ctx) == 0, "capacity override", 0, 0, 0);
+  check(HexagonBackendAllocateVTCM(4097, 0, &ctx) == NULL, "override limits allocations", 0, 0, 0);
+  check_str(dspc_get_last_error(&ctx), "VTCM allocation of 4097 bytes failed: only 4096 of 4096 bytes free",
             "override message");
-  dspc_vtcm_set_capacity(DSPC_VTCM_DEFAULT_CAPACITY);
+  dspc_vtcm_set_capacity(DSPC_VTCM_DEFAULT_CAPACITY, &ctx);
+
+  /* A second context is a second pool: exhausting one leaves the other working. */
+  dspc_context other;
+  dspc_context_init(&other);
+  check(dspc_vtcm_set_capacity(8192, &other) == 0, "second context's capacity", 0, 0, 0);
+  void* all = HexagonBackendAllocateVTCM(8192, 0, &other);
+  check(all != NULL && HexagonBackendAllocateVTCM(1, 0, &other) == NULL, "second context exhausted", 0, 0, 0);
+  void* mine = HexagonBackendAllocateVTCM(8192, 0, &ctx);
+  check(mine != NULL && dspc_vtcm_bytes_in_use(&ctx) == 8192, "first context unaffected", 0, 0, 0);
+  check(HexagonBackendFreeVTCM(mine, &other) != 0, "a block is freed only by its own pool", 0, 0, 0);
+  HexagonBackendFreeVTCM(mine, &ctx);
+  dspc_context_release(&other);
+  check(dspc_vtcm_bytes_in_use(&other) == 0, "release returns the blocks", 0, 0, 0);
 }
 
 static void test_workspace_and_errors(void) {
-  uint8_t* w = (uint8_t*)DspcWorkspaceAlloc(1 << 20, 4096);
+  uint8_t* w = (uint8_t*)DspcWorkspaceAlloc(1 << 20, 4096, &ctx);
   check(w != NULL && ((uintptr_t)w & 4095) == 0, "workspace alloc", 0, (uintptr_t)w, 0);
   if (w) {
     int zero = 1;
     for (int i = 0; i < (1 << 20); i += 4093) zero &= w[i] == 0;
     check(zero, "workspace is zeroed", 0, 0, 0);
     w[(1 << 20) - 1] = 9;
-    check(DspcWorkspaceFree(w) == 0, "workspace free", 0, 0, 0);
-    check(DspcWorkspaceFree(w) != 0, "workspace double free", 0, 0, 0);
+    check(DspcWorkspaceFree(w, &ctx) == 0, "workspace free", 0, 0, 0);
+    check(DspcWorkspaceFree(w, &ctx) != 0, "workspace double free", 0, 0, 0);
   }
-  dspc_set_last_error("first");
-  check_str(dspc_get_last_error(), "first", "last error");
+  dspc_set_last_error("first", &ctx);
+  check_str(dspc_get_last_error(&ctx), "first", "last error");
   static char long_message[1000];
   for (int i = 0; i < 999; i++) long_message[i] = 'a' + i % 26;
-  dspc_set_last_error(long_message);
-  size_t n = __builtin_strlen(dspc_get_last_error());
+  dspc_set_last_error(long_message, &ctx);
+  size_t n = __builtin_strlen(dspc_get_last_error(&ctx));
   check(n == 511, "last error truncates", 0, n, 511);
 }
 

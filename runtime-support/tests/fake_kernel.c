@@ -6,7 +6,7 @@
 #include "dspc_runtime.h"
 
 /* add_i32(A: i32[2, 3], B: i32[2, 3]) -> (C: i32[2, 3]) */
-static int32_t add_i32(void** args) {
+static int32_t add_i32(void** args, dspc_context* ctx) {
   const int32_t* a = (const int32_t*)args[0];
   const int32_t* b = (const int32_t*)args[1];
   int32_t* c = (int32_t*)args[2];
@@ -15,27 +15,27 @@ static int32_t add_i32(void** args) {
 }
 
 /* always_fails(X: f32[4]) -> (Y: f32[4]): sets the last error and returns -1. */
-__attribute__((unused)) static int32_t always_fails(void** args) {
-  dspc_set_last_error("fake kernel failure: X[0] was not looked at");
+__attribute__((unused)) static int32_t always_fails(void** args, dspc_context* ctx) {
+  dspc_set_last_error("fake kernel failure: X[0] was not looked at", ctx);
   return -1;
 }
 
 /* stage_in_vtcm(A: i8[2048]) -> (C: i8[2048]): C = A + 1 through a VTCM buffer, like the
  * lowered `alloc_vtcm` example: allocation failure returns -1 with the pool's message. */
-__attribute__((unused)) static int32_t stage_in_vtcm(void** args) {
+__attribute__((unused)) static int32_t stage_in_vtcm(void** args, dspc_context* ctx) {
   const int8_t* a = (const int8_t*)args[0];
   int8_t* c = (int8_t*)args[1];
-  int8_t* buf = (int8_t*)HexagonBackendAllocateVTCM(2048, 2048);
+  int8_t* buf = (int8_t*)HexagonBackendAllocateVTCM(2048, 2048, ctx);
   if (!buf) return -1;
   for (int i = 0; i < 2048; i++) buf[i] = a[i];
   for (int i = 0; i < 2048; i++) c[i] = (int8_t)(buf[i] + 1);
-  return HexagonBackendFreeVTCM(buf);
+  return HexagonBackendFreeVTCM(buf, ctx);
 }
 
 /* mixed(U: u8[5], D: f64[5], S: i64[], M: bool[2, 2]) -> (R: f64[5], Q: i64[], N: bool[2, 2]):
  * R = U * D / 4, Q = S / 7 (C division), N = !M. Exercises every size class, a 0-d
  * parameter, and (on Hexagon) the double and 64-bit division helpers. */
-__attribute__((unused)) static int32_t mixed(void** args) {
+__attribute__((unused)) static int32_t mixed(void** args, dspc_context* ctx) {
   const uint8_t* u = (const uint8_t*)args[0];
   const double* d = (const double*)args[1];
   const int64_t* s = (const int64_t*)args[2];

@@ -55,7 +55,8 @@ static void put_type(Text* t, uint8_t code, uint8_t bits, int32_t ndim, const in
 
 /* What make-packed-api generates, as one generic routine: count, then each argument's null
  * and alignment, dtype, rank and extents, before any data is touched. */
-static int32_t check(const char* fn, const dspc_param_desc* p, uint32_t n, const dspc_arg* a, int32_t num) {
+static int32_t check(const char* fn, const dspc_param_desc* p, uint32_t n, const dspc_arg* a, int32_t num,
+                     dspc_context* ctx) {
   Text t = {{0}, 0};
   put_s(&t, fn);
   if (num != (int32_t)n) {
@@ -63,7 +64,7 @@ static int32_t check(const char* fn, const dspc_param_desc* p, uint32_t n, const
     put_i(&t, n);
     put_s(&t, " arguments, got ");
     put_i(&t, num);
-    dspc_set_last_error(t.buf);
+    dspc_set_last_error(t.buf, ctx);
     return DSPC_ERR_BAD_ARGUMENT;
   }
   for (uint32_t i = 0; i < n; i++) {
@@ -88,7 +89,7 @@ static int32_t check(const char* fn, const dspc_param_desc* p, uint32_t n, const
       put_s(&t, ", got ");
       put_type(&t, a[i].type_code, a[i].bits, a[i].ndim, a[i].shape);
     }
-    dspc_set_last_error(t.buf);
+    dspc_set_last_error(t.buf, ctx);
     return DSPC_ERR_BAD_ARGUMENT;
   }
   return 0;
@@ -97,35 +98,35 @@ static int32_t check(const char* fn, const dspc_param_desc* p, uint32_t n, const
 /* ---- kernels -------------------------------------------------------------------------------- */
 enum { N = 1024, BIG = 64 << 20 };
 
-static int32_t empty(void** args) {
+static int32_t empty(void** args, dspc_context* ctx) {
   return 0;
 }
-static int32_t add_i32(void** args) {
+static int32_t add_i32(void** args, dspc_context* ctx) {
   const int32_t* a = args[0];
   const int32_t* b = args[1];
   int32_t* c = args[2];
   for (int i = 0; i < N; i++) c[i] = a[i] + b[i];
   return 0;
 }
-static int32_t copy_big(void** args) {
+static int32_t copy_big(void** args, dspc_context* ctx) {
   memcpy(args[1], args[0], BIG); /* an imported symbol: a JMP_SLOT relocation */
   return 0;
 }
 /* X[0] = the version, X[1] = where this code is (low 32 bits), for the reload test. */
-static int32_t version(void** args);
-static int32_t version(void** args) {
+static int32_t version(void** args, dspc_context* ctx);
+static int32_t version(void** args, dspc_context* ctx) {
   ((int32_t*)args[0])[0] = KERNEL_VERSION;
   ((int32_t*)args[0])[1] = (int32_t)(uintptr_t)&version;
   return 0;
 }
-static int32_t crash_segv(void** args) {
+static int32_t crash_segv(void** args, dspc_context* ctx) {
   *(volatile int32_t*)(uintptr_t)16 = ((int32_t*)args[0])[0];
   return 0;
 }
-static int32_t crash_trap(void** args) {
+static int32_t crash_trap(void** args, dspc_context* ctx) {
   __builtin_trap();
 }
-static int32_t spin_forever(void** args) {
+static int32_t spin_forever(void** args, dspc_context* ctx) {
   volatile int32_t* x = args[0];
   while (x[0] != 0x12345678) {
   }
@@ -133,14 +134,14 @@ static int32_t spin_forever(void** args) {
 }
 /* C = A + 1 through a VTCM buffer (lowered alloc_vtcm): allocation failure returns 1 with the
  * pool's message. */
-static int32_t stage_vtcm(void** args) {
+static int32_t stage_vtcm(void** args, dspc_context* ctx) {
   const int8_t* a = args[0];
   int8_t* c = args[1];
-  int8_t* buf = HexagonBackendAllocateVTCM(2048, 2048);
+  int8_t* buf = HexagonBackendAllocateVTCM(2048, 2048, ctx);
   if (!buf) return DSPC_ERR_KERNEL;
   for (int i = 0; i < 2048; i++) buf[i] = a[i];
   for (int i = 0; i < 2048; i++) c[i] = (int8_t)(buf[i] + 1);
-  return HexagonBackendFreeVTCM(buf) ? DSPC_ERR_KERNEL : 0;
+  return HexagonBackendFreeVTCM(buf, ctx) ? DSPC_ERR_KERNEL : 0;
 }
 
 static const int64_t shape_n[] = {N};
@@ -167,11 +168,11 @@ static const dspc_param_desc vtcm_params[] = {
 /* The checked entries, __dspc_call_<name>. */
 #define CHECKED(fn, params, count)                                                     \
   static int32_t __dspc_call_##fn(const dspc_arg* a, int32_t num, dspc_context* ctx) { \
-    int32_t s = check(#fn, params, count, a, num);                                     \
+    int32_t s = check(#fn, params, count, a, num, ctx);                                \
     if (s) return s;                                                                   \
     void* data[4] = {0};                                                               \
     for (int32_t i = 0; i < num && i < 4; i++) data[i] = a[i].data;                    \
-    return fn(data);                                                                   \
+    return fn(data, ctx);                                                              \
   }
 CHECKED(empty, 0, 0)
 CHECKED(add_i32, add_params, 3)

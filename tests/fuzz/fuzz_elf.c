@@ -35,10 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint8_t* file = (uint8_t*)aligned_alloc(128, (size + 127) & ~(size_t)127);
   if (size) memcpy(file, data, size);
   dspc_module_image m;
-  dspc_set_last_error("");
+  dspc_set_last_error("", dspc_context_default());
   if (dspc_elf_load(file, size, resolve, &m) != 0) {
-    if (!dspc_get_last_error()[0]) finding("a refused module without a message");
-    if (dspc_fuzz_report) dspc_fuzz_report(dspc_get_last_error());
+    if (!dspc_get_last_error(dspc_context_default())[0]) finding("a refused module without a message");
+    if (dspc_fuzz_report) dspc_fuzz_report(dspc_get_last_error(dspc_context_default()));
   } else {
     if (!m.base || !m.mapped) finding("a loaded module without an image");
     if (m.num_funcs && !dspc_image_contains(&m, m.funcs, m.num_funcs * sizeof(dspc_func_desc)))

@@ -62,20 +62,20 @@ static int32_t touch(void** data, uint32_t n) {
   return 0;
 }
 
-static int32_t fake_packed(void** args) {
+static int32_t fake_packed(void** args, dspc_context* ctx) {
   return touch(args, 3);
 }
 
 static int32_t fake_call(const dspc_arg* args, int32_t num_args, dspc_context* ctx) {
   if (num_args != 3) {
-    dspc_set_last_error("fake: wrong number of arguments");
+    dspc_set_last_error("fake: wrong number of arguments", ctx);
     return DSPC_ERR_BAD_ARGUMENT;
   }
   void* data[3];
   for (int i = 0; i < 3; i++) {
     if (!args[i].data || args[i].type_code != DSPC_TYPE_UINT || args[i].bits != 8 || args[i].ndim != 2 ||
         !args[i].shape || args[i].shape[0] != 4 || args[i].shape[1] != 8) {
-      dspc_set_last_error("fake: bad argument");
+      dspc_set_last_error("fake: bad argument", ctx);
       return DSPC_ERR_BAD_ARGUMENT;
     }
     data[i] = args[i].data;
@@ -83,14 +83,14 @@ static int32_t fake_call(const dspc_arg* args, int32_t num_args, dspc_context* c
   return touch(data, 3);
 }
 
-static int32_t fake_fail(void** args) {
+static int32_t fake_fail(void** args, dspc_context* ctx) {
   return 7; /* a kernel failing without a message */
 }
 
 /* The image: the table, then parameters, shapes and names, in 64 KiB of fresh memory. */
 int dspc_elf_load(const uint8_t* file, uint64_t nbytes, dspc_symbol_resolver resolve, dspc_module_image* out) {
   if (nbytes < 4 || memcmp(file, "FAKE", 4) != 0) {
-    dspc_set_last_error("bad ELF: not a fake module");
+    dspc_set_last_error("bad ELF: not a fake module", dspc_context_default());
     return -1;
   }
   size_t mapped = 65536;
@@ -136,7 +136,7 @@ static void init(void) {
   ctl->heap_offset = kHeapOffset;
   ctl->heap_bytes = kHeapBytes;
   dspc_server_attach(arena);
-  if (dspc_vtcm_use_memory(arena + kVtcmOffset, kVtcmBytes)) finding("cannot place the VTCM pool");
+  if (dspc_vtcm_use_memory(arena + kVtcmOffset, kVtcmBytes, dspc_context_default())) finding("cannot place the VTCM pool");
   dspc_heap_init(kHeapOffset, kHeapBytes);
 }
 
@@ -174,7 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   *slot() = (dspc_proto_request){DSPC_PROTO_REQUEST_MAGIC, DSPC_PROTO_VERSION, DSPC_OP_CLOSE, 16, 0};
   seq = 0;
   dspc_server_handle(0);
-  dspc_set_last_error("");
+  dspc_set_last_error("", dspc_context_default());
   seq = 0;
 
   size_t i = 0;

@@ -112,7 +112,10 @@ TEST_F(PackedCall, CorrectArgumentsMatchTheInterpreter) {
     }
     dspc_call_fn fn = entry(("__dspc_call_" + f.name).c_str());
     ASSERT_NE(fn, nullptr);
-    ASSERT_EQ(fn(args.data(), static_cast<int32_t>(args.size()), nullptr), DSPC_OK) << dspc_get_last_error();
+    dspc_context ctx;
+    dspc_context_init(&ctx);
+    ASSERT_EQ(fn(args.data(), static_cast<int32_t>(args.size()), &ctx), DSPC_OK) << dspc_get_last_error(&ctx);
+    dspc_context_release(&ctx);
     for (size_t o = 0; o < expected.size(); ++o) {
       size_t i = inputs.size() + o;
       EXPECT_EQ(std::memcmp(bufs[i].data, expected[o].data.data(), expected[o].data.size()), 0)
@@ -161,14 +164,16 @@ TEST_F(PackedCall, WrongArgumentsAreRejectedWithAMessage) {
       {"null shape", [](auto& args, int32_t&) { args[2].shape = nullptr; },
        "first: argument 2 (C): expected shape u8[64, 128], got u8[null shape]"},
   };
+  dspc_context ctx;
+  dspc_context_init(&ctx);
   for (const Case& k : cases) {
     std::vector<dspc_arg> args = good();
     int32_t num = 3;
     k.edit(args, num);
     std::memset(c.data, 0x5A, n);
-    dspc_set_last_error("");
-    EXPECT_EQ(fn(args.data(), num, nullptr), DSPC_ERR_BAD_ARGUMENT) << k.what;
-    std::string got = dspc_get_last_error();
+    dspc_set_last_error("", &ctx);
+    EXPECT_EQ(fn(args.data(), num, &ctx), DSPC_ERR_BAD_ARGUMENT) << k.what;
+    std::string got = dspc_get_last_error(&ctx);
     if (k.message.back() == '*') {
       EXPECT_EQ(got.rfind(k.message.substr(0, k.message.size() - 1), 0), 0u) << k.what << ": " << got;
       EXPECT_NE(got.find("is not aligned to 128 bytes"), std::string::npos) << got;
@@ -180,11 +185,19 @@ TEST_F(PackedCall, WrongArgumentsAreRejectedWithAMessage) {
     EXPECT_TRUE(untouched) << k.what << ": the kernel ran";
   }
   // A null args array with the right count is the count's error, not a crash.
+  EXPECT_EQ(fn(nullptr, 3, &ctx), DSPC_ERR_BAD_ARGUMENT);
+  EXPECT_STREQ(dspc_get_last_error(&ctx), "first: expected 3 arguments, got 3 with a null argument array");
+  // A null context is the default context: the message lands there, not in ctx.
+  dspc_set_last_error("", &ctx);
+  dspc_set_last_error("", dspc_context_default());
   EXPECT_EQ(fn(nullptr, 3, nullptr), DSPC_ERR_BAD_ARGUMENT);
-  EXPECT_STREQ(dspc_get_last_error(), "first: expected 3 arguments, got 3 with a null argument array");
+  EXPECT_STREQ(dspc_get_last_error(dspc_context_default()),
+               "first: expected 3 arguments, got 3 with a null argument array");
+  EXPECT_STREQ(dspc_get_last_error(&ctx), "");
   // And the good arguments still work afterwards.
   std::vector<dspc_arg> args = good();
-  EXPECT_EQ(fn(args.data(), 3, nullptr), DSPC_OK) << dspc_get_last_error();
+  EXPECT_EQ(fn(args.data(), 3, &ctx), DSPC_OK) << dspc_get_last_error(&ctx);
+  dspc_context_release(&ctx);
 }
 
 }  // namespace

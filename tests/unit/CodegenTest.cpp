@@ -107,8 +107,14 @@ Expr load(const Buffer& b, const VarRef& i) {
 
 // ---------------------------------------------------------------- the seed example, lowered
 
+// The context parameter of the hand-built functions below (one variable, each function binds it).
+const VarRef& test_ctx() {
+  static const VarRef ctx = VarNode::make("ctx", DataType::handle());
+  return ctx;
+}
+
 Stmt free_vtcm(const VarRef& v) {
-  return Evaluate::make(Call::make(CallKind::Extern, kFreeVtcm, {var_expr(v)}));
+  return Evaluate::make(Call::make(CallKind::Extern, kFreeVtcm, {var_expr(v), var_expr(test_ctx())}));
 }
 Stmt throw_last_error() {
   return Evaluate::make(Call::make(CallKind::Intrinsic, "throw_last_error", {}));
@@ -117,7 +123,7 @@ Expr is_null(const VarRef& v) {
   return Call::make(CallKind::Intrinsic, "isnullptr", {var_expr(v)});
 }
 Expr alloc_vtcm(int64_t n) {
-  return Call::make(CallKind::Extern, kAllocateVtcm, {make_i32(n), make_i32(2048)});
+  return Call::make(CallKind::Extern, kAllocateVtcm, {make_i32(n), make_i32(2048), var_expr(test_ctx())});
 }
 
 Stmt copy_loop(const Buffer& dst, const Buffer& src) {
@@ -146,7 +152,7 @@ PrimFunc seed_lowered() {
       DeclBuffer::make(A_buf, Seq::make({Seq::make({copy_loop(A_buf, A), b_alloc}), free_vtcm(A_buf->data)}));
   Stmt body = LetStmt::make(A_buf->data, alloc_vtcm(2048),
                             IfThenElse::make(is_null(A_buf->data), throw_last_error(), outer));
-  return PrimFunc{"alloc_vtcm", {A, B}, {C}, body, {}};
+  return PrimFunc{"alloc_vtcm", {A, B}, {C}, body, {}, test_ctx()};
 }
 
 Module seed_module() {
@@ -161,22 +167,23 @@ TEST(Codegen, SeedHexagonLlvmIr) {
   EXPECT_NE(ir.find("target triple = \"hexagon-unknown-linux-musl\""), std::string::npos) << ir;
   EXPECT_NE(ir.find("\"target-cpu\"=\"hexagonv68\""), std::string::npos) << ir;
   EXPECT_NE(ir.find("+hvxv68"), std::string::npos) << ir;
-  EXPECT_NE(ir.find("call ptr @HexagonBackendAllocateVTCM(i32 2048, i32 2048)"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("call ptr @HexagonBackendAllocateVTCM(i32 2048, i32 2048, ptr %ctx)"), std::string::npos) << ir;
   EXPECT_NE(ir.find("@HexagonBackendFreeVTCM(ptr"), std::string::npos) << ir;
 }
 
 TEST(Codegen, SeedUnoptimisedIrShowsTheAbi) {
   std::string ir;
   ASSERT_TRUE(emit(seed_module(), {}, EmitKind::LLVM, "hexagon-v68", ir, nullptr, 0));
-  // Inputs then outputs, all 128-byte aligned, non-aliasing, 2048 bytes; inputs read-only.
+  // Inputs then outputs, all 128-byte aligned, non-aliasing, 2048 bytes; inputs read-only; then
+  // the context, passed on to the runtime.
   EXPECT_NE(
       ir.find(
           "define i32 @alloc_vtcm(ptr noalias noundef nonnull readonly align 128 dereferenceable(2048) %A, "
           "ptr noalias noundef nonnull readonly align 128 dereferenceable(2048) %B, "
-          "ptr noalias noundef nonnull align 128 dereferenceable(2048) %C)"),
+          "ptr noalias noundef nonnull align 128 dereferenceable(2048) %C, ptr %ctx)"),
       std::string::npos)
       << ir;
-  EXPECT_NE(ir.find("%A_buf = call ptr @HexagonBackendAllocateVTCM(i32 2048, i32 2048)"), std::string::npos)
+  EXPECT_NE(ir.find("%A_buf = call ptr @HexagonBackendAllocateVTCM(i32 2048, i32 2048, ptr %ctx)"), std::string::npos)
       << ir;
   EXPECT_NE(ir.find("icmp eq ptr %A_buf, null"), std::string::npos) << ir;
   EXPECT_NE(ir.find("ret i32 -1"), std::string::npos) << ir;
@@ -335,16 +342,17 @@ TEST(Codegen, DefaultAllocationAlignmentComesFromTheTarget) {
   Buffer A = BufferNode::make("A", DataType::i8(), {16});
   auto allocated = [&](const char* fn, const char* free_fn, StorageScope scope) {
     Buffer T = BufferNode::make("T", DataType::i8(), {16}, scope);
-    Expr alloc = Call::make(CallKind::Extern, fn, {make_i32(16), make_i32(0)});
+    Expr alloc = Call::make(CallKind::Extern, fn, {make_i32(16), make_i32(0), var_expr(test_ctx())});
     Stmt use = DeclBuffer::make(
-        T, Seq::make({copy_loop(T, A),
-                      Evaluate::make(Call::make(CallKind::Extern, free_fn, {var_expr(T->data)}))}));
+        T, Seq::make({copy_loop(T, A), Evaluate::make(Call::make(CallKind::Extern, free_fn,
+                                                                 {var_expr(T->data), var_expr(test_ctx())}))}));
     return PrimFunc{
         "f",
         {},
         {A},
         LetStmt::make(T->data, alloc, IfThenElse::make(is_null(T->data), throw_last_error(), use)),
-        {}};
+        {},
+        test_ctx()};
   };
   CodegenOptions o;
   o.target = target("hexagon-v68");
@@ -408,7 +416,8 @@ TEST(Codegen, HeaderHasPrototypesAndShapes) {
   std::string h = emit_c_header(seed_module());
   EXPECT_NE(h.find("#ifndef DSPC_KERNELS_ALLOC_VTCM_H"), std::string::npos) << h;
   EXPECT_NE(h.find("#include <stdint.h>"), std::string::npos) << h;
-  EXPECT_NE(h.find("int32_t alloc_vtcm(const int8_t* A, const int8_t* B, int8_t* C);"), std::string::npos)
+  EXPECT_NE(h.find("int32_t alloc_vtcm(const int8_t* A, const int8_t* B, int8_t* C, dspc_context* ctx);"),
+            std::string::npos)
       << h;
   EXPECT_NE(h.find("A: i8[2048] (input)"), std::string::npos) << h;
   EXPECT_NE(h.find("C: i8[2048] (output)"), std::string::npos) << h;
@@ -417,10 +426,22 @@ TEST(Codegen, HeaderHasPrototypesAndShapes) {
   fs::path dir = scratch_dir("header");
   write_file(dir / "k.h", h);
   write_file(dir / "use.c",
-             "#include \"k.h\"\nint32_t (*p)(const int8_t*, const int8_t*, int8_t*) = alloc_vtcm;\n");
+             "#include \"k.h\"\n"
+             "int32_t (*p)(const int8_t*, const int8_t*, int8_t*, dspc_context*) = alloc_vtcm;\n");
   RunResult r =
       run(std::string(kLlvmBin) + "/clang -std=c11 -Wall -Werror -fsyntax-only " + (dir / "use.c").string());
   EXPECT_EQ(r.status, 0) << r.out;
+  // With the runtime's header, in either order: one dspc_context type, complete.
+  for (const char* order : {"#include \"k.h\"\n#include \"dspc_runtime.h\"\n",
+                            "#include \"dspc_runtime.h\"\n#include \"k.h\"\n"}) {
+    write_file(dir / "both.c", std::string(order) +
+                                   "int32_t run(const int8_t* a, const int8_t* b, int8_t* c) {\n"
+                                   "  dspc_context ctx;\n  dspc_context_init(&ctx);\n"
+                                   "  return alloc_vtcm(a, b, c, &ctx);\n}\n");
+    r = run(std::string(kLlvmBin) + "/clang -std=c99 -Wall -Werror -pedantic -fsyntax-only -I" DSPC_SOURCE_DIR
+            "/runtime-support/device/include " + (dir / "both.c").string());
+    EXPECT_EQ(r.status, 0) << r.out;
+  }
 }
 
 TEST(Codegen, EntriesOfModuleAndProgram) {
@@ -752,7 +773,7 @@ ENTRY {
       put("\n");
       args[p] = arena + offsets[k++];
     }
-    put("status"); put_int(d->packed(args)); put("\n");
+    put("status"); put_int(d->packed(args, 0)); put("\n");  /* NULL: the default context */
   }
   flush();
   fd = open_write(argv[2]);

@@ -74,7 +74,9 @@ TEST(Externs, AllocatorsPairWithAFreeOfTheirPool) {
     EXPECT_EQ(free->role, ExternRole::Free) << f.free_fn;
     EXPECT_TRUE(is_free_function(f.free_fn));
     EXPECT_EQ(free->pool, f.pool) << f.free_fn;
-    EXPECT_EQ(free->signature.params, std::vector<DataType>{DataType::handle()}) << f.free_fn;
+    // (pointer, context)
+    EXPECT_EQ(free->signature.params, (std::vector<DataType>{DataType::handle(), DataType::handle()})) << f.free_fn;
+    EXPECT_EQ(f.signature.params.back(), DataType::handle()) << f.name << ": the context comes last";
 
     Expr call = Call::make(CallKind::Extern, f.name, arguments(f.signature));
     EXPECT_EQ(called_allocator(call), &f);

@@ -39,7 +39,7 @@ TEST(FlattenBuffers, TwoDimensionalIndexIsRowMajor) {
   Stmt body = loop(i, 4, loop(j, 64, Store::make(c, {v(i), v(j)}, Load::make(a, {v(i), v(j)}))));
   Module m = flatten(func("f", {a}, {c}, body));
   EXPECT_EQ(print_module(m),
-            "prim_func f(A: i16[256]) -> (C: i16[256]) {\n"
+            "prim_func f(A: i16[256]) -> (C: i16[256]) context(ctx: handle) {\n"
             "  for i in range(0, 4) {\n"
             "    for j in range(0, 64) {\n"
             "      C[i * 64 + j] = A[i * 64 + j]\n"
@@ -55,7 +55,7 @@ TEST(FlattenBuffers, ThreeDimensionalIndexNestsTheProducts) {
   Stmt store = Store::make(c, {make_i32(0)}, Load::make(a, {v(i), v(j), v(k)}));
   Module m = flatten(func("f", {a}, {c}, store));
   EXPECT_EQ(print_module(m),
-            "prim_func f(A: f32[24]) -> (C: f32[24]) {\n"
+            "prim_func f(A: f32[24]) -> (C: f32[24]) context(ctx: handle) {\n"
             "  C[0] = A[(i * 3 + j) * 4 + k]\n"
             "}\n");
 }

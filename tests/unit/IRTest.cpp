@@ -128,12 +128,16 @@ TEST(IR, StorageScopesHaveOneNameEach) {
 }
 
 TEST(IR, CallsCheckTheExternTable) {
-  auto alloc = Call::make(CallKind::Extern, "HexagonBackendAllocateVTCM", {i32(2048), i32(2048)});
+  auto ctx = VarNode::make("ctx", DataType::handle());
+  auto alloc = Call::make(CallKind::Extern, "HexagonBackendAllocateVTCM", {i32(2048), i32(2048), var_expr(ctx)});
   EXPECT_EQ(alloc.dtype(), DataType::handle());
   EXPECT_THROW(Call::make(CallKind::Extern, "HexagonBackendAllocateVTCM", {i32(2048)}), IRError);
+  // The context is the final argument of every runtime call; without it the call is ill-typed.
+  EXPECT_THROW(Call::make(CallKind::Extern, "HexagonBackendAllocateVTCM", {i32(2048), i32(2048)}), IRError);
+  EXPECT_THROW(Call::make(CallKind::Extern, "HexagonBackendAllocateVTCM", {i32(2048), i32(2048), i32(0)}), IRError);
   EXPECT_THROW(Call::make(CallKind::Extern, "malloc", {i32(1)}), IRError);
   EXPECT_THROW(Call::make(CallKind::Intrinsic, "isnullptr", {i32(1)}), IRError);
-  EXPECT_EQ(print_expr(alloc), "call_extern(\"HexagonBackendAllocateVTCM\", 2048, 2048)");
+  EXPECT_EQ(print_expr(alloc), "call_extern(\"HexagonBackendAllocateVTCM\", 2048, 2048, ctx)");
 }
 
 TEST(IR, StatementsCheckTypes) {

@@ -63,8 +63,8 @@ std::vector<std::string> calls_in(const Module& m) {
 
 TEST(LowerVtcmAlloc, SeedExampleFollowsTheContract) {
   EXPECT_EQ(print_module(lower(alloc_vtcm())),
-            "prim_func alloc_vtcm(A: i8[2048], B: i8[2048]) -> (C: i8[2048]) {\n"
-            "  let A_buf: handle = call_extern(\"HexagonBackendAllocateVTCM\", 2048, 2048)\n"
+            "prim_func alloc_vtcm(A: i8[2048], B: i8[2048]) -> (C: i8[2048]) context(ctx: handle) {\n"
+            "  let A_buf: handle = call_extern(\"HexagonBackendAllocateVTCM\", 2048, 2048, ctx)\n"
             "  if isnullptr(A_buf) {\n"
             "    throw_last_error()\n"
             "  } else {\n"
@@ -73,9 +73,9 @@ TEST(LowerVtcmAlloc, SeedExampleFollowsTheContract) {
             "      A_buf[i] = A[i]\n"
             "    }\n"
             "    {\n"
-            "      let B_buf: handle = call_extern(\"HexagonBackendAllocateVTCM\", 2048, 2048)\n"
+            "      let B_buf: handle = call_extern(\"HexagonBackendAllocateVTCM\", 2048, 2048, ctx)\n"
             "      if isnullptr(B_buf) {\n"
-            "        call_extern(\"HexagonBackendFreeVTCM\", A_buf)\n"
+            "        call_extern(\"HexagonBackendFreeVTCM\", A_buf, ctx)\n"
             "        throw_last_error()\n"
             "      } else {\n"
             "        decl_buffer B_buf: i8[2048] scope \"local.vtcm\"\n"
@@ -85,22 +85,22 @@ TEST(LowerVtcmAlloc, SeedExampleFollowsTheContract) {
             "        for i in range(0, 2048) {\n"
             "          C[i] = A_buf[i] + B_buf[i]\n"
             "        }\n"
-            "        call_extern(\"HexagonBackendFreeVTCM\", B_buf)\n"
+            "        call_extern(\"HexagonBackendFreeVTCM\", B_buf, ctx)\n"
             "      }\n"
             "    }\n"
-            "    call_extern(\"HexagonBackendFreeVTCM\", A_buf)\n"
+            "    call_extern(\"HexagonBackendFreeVTCM\", A_buf, ctx)\n"
             "  }\n"
             "}\n");
 }
 
 TEST(LowerVtcmAlloc, CallsComeInAllocationOrderAndFreesInReverse) {
   EXPECT_EQ(calls_in(lower(alloc_vtcm())),
-            (std::vector<std::string>{"call_extern(\"HexagonBackendAllocateVTCM\", 2048, 2048)",
+            (std::vector<std::string>{"call_extern(\"HexagonBackendAllocateVTCM\", 2048, 2048, ctx)",
                                       "isnullptr(A_buf)", "throw_last_error()",
-                                      "call_extern(\"HexagonBackendAllocateVTCM\", 2048, 2048)",
-                                      "isnullptr(B_buf)", "call_extern(\"HexagonBackendFreeVTCM\", A_buf)",
-                                      "throw_last_error()", "call_extern(\"HexagonBackendFreeVTCM\", B_buf)",
-                                      "call_extern(\"HexagonBackendFreeVTCM\", A_buf)"}));
+                                      "call_extern(\"HexagonBackendAllocateVTCM\", 2048, 2048, ctx)",
+                                      "isnullptr(B_buf)", "call_extern(\"HexagonBackendFreeVTCM\", A_buf, ctx)",
+                                      "throw_last_error()", "call_extern(\"HexagonBackendFreeVTCM\", B_buf, ctx)",
+                                      "call_extern(\"HexagonBackendFreeVTCM\", A_buf, ctx)"}));
 }
 
 TEST(LowerVtcmAlloc, LetBindsTheBuffersOwnDataVariable) {
@@ -121,15 +121,15 @@ TEST(LowerVtcmAlloc, BytesAreElementsTimesDtypeSize) {
   Module m = lower(staged_copy(DataType::i32(), {256}));
   std::vector<std::string> calls = calls_in(m);
   ASSERT_FALSE(calls.empty());
-  EXPECT_EQ(calls[0], "call_extern(\"HexagonBackendAllocateVTCM\", 1024, 2048)");
+  EXPECT_EQ(calls[0], "call_extern(\"HexagonBackendAllocateVTCM\", 1024, 2048, ctx)");
   EXPECT_NE(print_module(m).find("decl_buffer T: i32[256] scope \"local.vtcm\"\n"), std::string::npos);
 }
 
 TEST(LowerVtcmAlloc, TwoDimensionalStageIsFlattenedFirst) {
   Module m = lower(staged_copy(DataType::i16(), {4, 64}));
   EXPECT_EQ(print_module(m),
-            "prim_func copy(IN: i16[256]) -> (OUT: i16[256]) {\n"
-            "  let T: handle = call_extern(\"HexagonBackendAllocateVTCM\", 512, 2048)\n"
+            "prim_func copy(IN: i16[256]) -> (OUT: i16[256]) context(ctx: handle) {\n"
+            "  let T: handle = call_extern(\"HexagonBackendAllocateVTCM\", 512, 2048, ctx)\n"
             "  if isnullptr(T) {\n"
             "    throw_last_error()\n"
             "  } else {\n"
@@ -144,7 +144,7 @@ TEST(LowerVtcmAlloc, TwoDimensionalStageIsFlattenedFirst) {
             "        OUT[i0 * 64 + i1] = T[i0 * 64 + i1]\n"
             "      }\n"
             "    }\n"
-            "    call_extern(\"HexagonBackendFreeVTCM\", T)\n"
+            "    call_extern(\"HexagonBackendFreeVTCM\", T, ctx)\n"
             "  }\n"
             "}\n");
 }
@@ -162,8 +162,8 @@ TEST(LowerVtcmAlloc, VtcmStageReadByAReduction) {
   f.stages.push_back(stage(t, {i}, Load::make(a, {v(i)})));
   f.stages.push_back(stage(c, {j}, Reduce::make(ReduceOp::Sum, Load::make(t, {v(k)}), {{k, 64}}), true));
   EXPECT_EQ(print_module(lower(f)),
-            "prim_func reduce(A: i32[64]) -> (C: i32[1]) {\n"
-            "  let T: handle = call_extern(\"HexagonBackendAllocateVTCM\", 256, 2048)\n"
+            "prim_func reduce(A: i32[64]) -> (C: i32[1]) context(ctx: handle) {\n"
+            "  let T: handle = call_extern(\"HexagonBackendAllocateVTCM\", 256, 2048, ctx)\n"
             "  if isnullptr(T) {\n"
             "    throw_last_error()\n"
             "  } else {\n"
@@ -180,7 +180,7 @@ TEST(LowerVtcmAlloc, VtcmStageReadByAReduction) {
             "        C[j] = C_sum[0]\n"
             "      }\n"
             "    }\n"
-            "    call_extern(\"HexagonBackendFreeVTCM\", T)\n"
+            "    call_extern(\"HexagonBackendFreeVTCM\", T, ctx)\n"
             "  }\n"
             "}\n");
 }
@@ -189,10 +189,10 @@ TEST(LowerVtcmAlloc, AlignmentComesFromTheTarget) {
   LowerOptions o;
   EXPECT_EQ(
       calls_in(lower(staged_copy(DataType::u8(), {128}), o))[0],
-      "call_extern(\"HexagonBackendAllocateVTCM\", 128, " + std::to_string(o.target.vtcm_alignment) + ")");
+      "call_extern(\"HexagonBackendAllocateVTCM\", 128, " + std::to_string(o.target.vtcm_alignment) + ", ctx)");
   o.target.vtcm_alignment = 4096;
   EXPECT_EQ(calls_in(lower(staged_copy(DataType::u8(), {128}), o))[0],
-            "call_extern(\"HexagonBackendAllocateVTCM\", 128, 4096)");
+            "call_extern(\"HexagonBackendAllocateVTCM\", 128, 4096, ctx)");
 }
 
 TEST(LowerVtcmAlloc, InnermostFailurePathFreesEveryEnclosingAllocationInnermostFirst) {
@@ -208,8 +208,8 @@ TEST(LowerVtcmAlloc, InnermostFailurePathFreesEveryEnclosingAllocationInnermostF
   m.funcs.push_back(f);
   std::string text = print_module(lower_vtcm_alloc(m, LowerOptions{}));
   EXPECT_NE(text.find("          if isnullptr(C_buf) {\n"
-                      "            call_extern(\"HexagonBackendFreeVTCM\", B_buf)\n"
-                      "            call_extern(\"HexagonBackendFreeVTCM\", A_buf)\n"
+                      "            call_extern(\"HexagonBackendFreeVTCM\", B_buf, ctx)\n"
+                      "            call_extern(\"HexagonBackendFreeVTCM\", A_buf, ctx)\n"
                       "            throw_last_error()\n"
                       "          } else {\n"),
             std::string::npos)

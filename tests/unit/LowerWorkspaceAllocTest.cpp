@@ -43,14 +43,14 @@ TEST(LowerWorkspaceAlloc, ThresholdIsMaxStackAlloc) {
   EXPECT_EQ(kept.find("DspcWorkspace"), std::string::npos) << kept;
 
   EXPECT_EQ(lower(module_of(Allocate::make(over, touch(over)))),
-            "prim_func f() -> () {\n"
-            "  let W: handle = call_extern(\"DspcWorkspaceAlloc\", 32769, 128)\n"
+            "prim_func f() -> () context(ctx: handle) {\n"
+            "  let W: handle = call_extern(\"DspcWorkspaceAlloc\", 32769, 128, ctx)\n"
             "  if isnullptr(W) {\n"
             "    throw_last_error()\n"
             "  } else {\n"
             "    decl_buffer W: i8[32769] scope \"global\"\n"
             "    W[0] = 1i8\n"
-            "    call_extern(\"DspcWorkspaceFree\", W)\n"
+            "    call_extern(\"DspcWorkspaceFree\", W, ctx)\n"
             "  }\n"
             "}\n");
 }
@@ -60,7 +60,7 @@ TEST(LowerWorkspaceAlloc, BytesCountTheDtypeAndAlignmentIsTheTargets) {
   o.target.alloc_alignment = 256;
   Buffer w = BufferNode::make("W", DataType::i32(), {16384});
   std::string text = lower(module_of(Allocate::make(w, touch(w))), o);
-  EXPECT_NE(text.find("let W: handle = call_extern(\"DspcWorkspaceAlloc\", 65536, 256)\n"), std::string::npos)
+  EXPECT_NE(text.find("let W: handle = call_extern(\"DspcWorkspaceAlloc\", 65536, 256, ctx)\n"), std::string::npos)
       << text;
 }
 
@@ -76,24 +76,24 @@ TEST(LowerWorkspaceAlloc, VtcmFailurePathInsideAWorkspaceFreesTheWorkspace) {
   Buffer t = BufferNode::make("T", DataType::i8(), {128}, StorageScope::Vtcm);
   Stmt use = Store::make(t, {make_i32(0)}, Cast::make(DataType::i8(), Load::make(w, {make_i32(0)})));
   EXPECT_EQ(lower(module_of(Allocate::make(w, Allocate::make(t, use)))),
-            "prim_func f() -> () {\n"
-            "  let W: handle = call_extern(\"DspcWorkspaceAlloc\", 65536, 128)\n"
+            "prim_func f() -> () context(ctx: handle) {\n"
+            "  let W: handle = call_extern(\"DspcWorkspaceAlloc\", 65536, 128, ctx)\n"
             "  if isnullptr(W) {\n"
             "    throw_last_error()\n"
             "  } else {\n"
             "    decl_buffer W: i32[16384] scope \"global\"\n"
             "    {\n"
-            "      let T: handle = call_extern(\"HexagonBackendAllocateVTCM\", 128, 2048)\n"
+            "      let T: handle = call_extern(\"HexagonBackendAllocateVTCM\", 128, 2048, ctx)\n"
             "      if isnullptr(T) {\n"
-            "        call_extern(\"DspcWorkspaceFree\", W)\n"
+            "        call_extern(\"DspcWorkspaceFree\", W, ctx)\n"
             "        throw_last_error()\n"
             "      } else {\n"
             "        decl_buffer T: i8[128] scope \"local.vtcm\"\n"
             "        T[0] = i8(W[0])\n"
-            "        call_extern(\"HexagonBackendFreeVTCM\", T)\n"
+            "        call_extern(\"HexagonBackendFreeVTCM\", T, ctx)\n"
             "      }\n"
             "    }\n"
-            "    call_extern(\"DspcWorkspaceFree\", W)\n"
+            "    call_extern(\"DspcWorkspaceFree\", W, ctx)\n"
             "  }\n"
             "}\n");
 }
@@ -105,13 +105,13 @@ TEST(LowerWorkspaceAlloc, FailurePathsFreeInnermostFirstAcrossBothKinds) {
   Buffer b = BufferNode::make("B_buf", DataType::i8(), {64}, StorageScope::Vtcm);
   std::string text = lower(module_of(Allocate::make(a, Allocate::make(w, Allocate::make(b, touch(b))))));
   EXPECT_NE(text.find("  if isnullptr(W) {\n"
-                      "        call_extern(\"HexagonBackendFreeVTCM\", A_buf)\n"
+                      "        call_extern(\"HexagonBackendFreeVTCM\", A_buf, ctx)\n"
                       "        throw_last_error()\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("  if isnullptr(B_buf) {\n"
-                      "            call_extern(\"DspcWorkspaceFree\", W)\n"
-                      "            call_extern(\"HexagonBackendFreeVTCM\", A_buf)\n"
+                      "            call_extern(\"DspcWorkspaceFree\", W, ctx)\n"
+                      "            call_extern(\"HexagonBackendFreeVTCM\", A_buf, ctx)\n"
                       "            throw_last_error()\n"),
             std::string::npos)
       << text;

@@ -44,7 +44,7 @@ std::string lower_one(const TensorFunc& f) {
 
 TEST(ScheduleOps, AllocVtcmNestsAllocationsUntilTheLastReader) {
   EXPECT_EQ(lower_one(alloc_vtcm()),
-            "prim_func alloc_vtcm(A: i8[2048], B: i8[2048]) -> (C: i8[2048]) {\n"
+            "prim_func alloc_vtcm(A: i8[2048], B: i8[2048]) -> (C: i8[2048]) context(ctx: handle) {\n"
             "  allocate A_buf: i8[2048] scope \"local.vtcm\" {\n"
             "    for i in range(0, 2048) {\n"
             "      A_buf[i] = A[i]\n"
@@ -90,7 +90,7 @@ TEST(ScheduleOps, DenseSumGetsALocalAccumulatorInsideTheStageLoops) {
                   Cast::make(DataType::i32(), Load::make(b, {v(k), v(n)})));
   f.stages.push_back(stage(c, {m, n}, Reduce::make(ReduceOp::Sum, prod, {{k, 256}}), true));
   EXPECT_EQ(lower_one(f),
-            "prim_func dense(A: u8[64, 256], B: u8[256, 128]) -> (C: i32[64, 128]) {\n"
+            "prim_func dense(A: u8[64, 256], B: u8[256, 128]) -> (C: i32[64, 128]) context(ctx: handle) {\n"
             "  for m in range(0, 64) {\n"
             "    for n in range(0, 128) {\n"
             "      allocate C_sum: i32[1] scope \"local\" {\n"
@@ -125,7 +125,7 @@ TEST(ScheduleOps, Conv3x3SumNestedInCastsLoopsOverBothAxesFirstOutermost) {
   f.stages.push_back(stage(out, {y, x}, body, true));
   EXPECT_EQ(
       lower_one(f),
-      "prim_func conv3x3(I: u8[256, 1024], K: i8[3, 3]) -> (O: u8[256, 1024]) {\n"
+      "prim_func conv3x3(I: u8[256, 1024], K: i8[3, 3]) -> (O: u8[256, 1024]) context(ctx: handle) {\n"
       "  for y in range(0, 256) {\n"
       "    for x in range(0, 1024) {\n"
       "      allocate O_sum: i16[1] scope \"local\" {\n"
@@ -156,7 +156,7 @@ TEST(ScheduleOps, InnerReductionIsLoweredInsideTheOuterLoops) {
   Expr outer = Reduce::make(ReduceOp::Sum, inner, {{k, 4}});
   f.stages.push_back(stage(c, {i}, outer, true));
   EXPECT_EQ(lower_one(f),
-            "prim_func nested(A: i16[2, 4, 8]) -> (C: i16[2]) {\n"
+            "prim_func nested(A: i16[2, 4, 8]) -> (C: i16[2]) context(ctx: handle) {\n"
             "  for i in range(0, 2) {\n"
             "    allocate C_sum: i16[1] scope \"local\" {\n"
             "      C_sum[0] = 0i16\n"
@@ -189,7 +189,7 @@ TEST(ScheduleOps, SiblingReductionsNestInOrderAndGetUniqueNames) {
   Expr s2 = Reduce::make(ReduceOp::Sum, Load::make(a, {v(i), v(k2)}), {{k2, 4}});
   f.stages.push_back(stage(c, {i}, add(s1, s2), true));
   EXPECT_EQ(lower_one(f),
-            "prim_func two(A: i32[2, 4], C_sum: i32[1]) -> (C: i32[2]) {\n"
+            "prim_func two(A: i32[2, 4], C_sum: i32[1]) -> (C: i32[2]) context(ctx: handle) {\n"
             "  for i in range(0, 2) {\n"
             "    allocate C_sum_1: i32[1] scope \"local\" {\n"
             "      C_sum_1[0] = 0\n"
@@ -274,7 +274,7 @@ TEST(ScheduleOps, ChainedStagesAndDeadStagesCloseWhereTheStackRuleSays) {
   f.stages.push_back(stage(t2, {i[2]}, Load::make(t1, {v(i[2])})));
   f.stages.push_back(stage(c, {i[3]}, Load::make(t2, {v(i[3])}), true));
   EXPECT_EQ(lower_one(f),
-            "prim_func chain(A: i32[4]) -> (C: i32[4]) {\n"
+            "prim_func chain(A: i32[4]) -> (C: i32[4]) context(ctx: handle) {\n"
             "  allocate T1: i32[4] scope \"global\" {\n"
             "    for i in range(0, 4) {\n"
             "      T1[i] = A[i]\n"

@@ -405,9 +405,9 @@ TEST(Simplify, KeepsRuntimeCallsAndTheirChecks) {
   m.funcs.push_back(f);
   Module lowered = lower_vtcm_alloc(m, LowerOptions{});
   std::string text = print_module(simplify(lowered, LowerOptions{}));
-  EXPECT_NE(text.find("call_extern(\"HexagonBackendAllocateVTCM\", 128, 2048)"), std::string::npos) << text;
+  EXPECT_NE(text.find("call_extern(\"HexagonBackendAllocateVTCM\", 128, 2048, ctx)"), std::string::npos) << text;
   EXPECT_NE(text.find("if isnullptr(T) {\n    throw_last_error()\n  } else {"), std::string::npos) << text;
-  EXPECT_NE(text.find("    T[5] = 1i8\n    call_extern(\"HexagonBackendFreeVTCM\", T)\n"), std::string::npos)
+  EXPECT_NE(text.find("    T[5] = 1i8\n    call_extern(\"HexagonBackendFreeVTCM\", T, ctx)\n"), std::string::npos)
       << text;
 }
 

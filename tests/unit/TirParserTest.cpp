@@ -115,18 +115,19 @@ Module every_node_kind() {
   Buffer V = BufferNode::make_with_data(h, DataType::i8(), {16}, StorageScope::Vtcm);
   Stmt use = For::make(i, i32(0), i32(16), ForKind::Serial,
                        Store::make(V, {v(i)}, IntImm::make(DataType::i8(), -128)));
-  Stmt free = Evaluate::make(Call::make(CallKind::Extern, kFreeVtcm, {v(h)}));
+  VarRef ctx = VarNode::make("ctx", DataType::handle());
+  Stmt free = Evaluate::make(Call::make(CallKind::Extern, kFreeVtcm, {v(h), v(ctx)}));
   Stmt lowered = IfThenElse::make(Call::make(CallKind::Intrinsic, "isnullptr", {v(h)}),
                                   Evaluate::make(Call::make(CallKind::Intrinsic, "throw_last_error", {})),
                                   Seq::make({DeclBuffer::make(V, use), free}));
   body.push_back(
-      LetStmt::make(h, Call::make(CallKind::Extern, kAllocateVtcm, {i32(16), i32(2048)}), lowered));
+      LetStmt::make(h, Call::make(CallKind::Extern, kAllocateVtcm, {i32(16), i32(2048), v(ctx)}), lowered));
   // Expression statements, one starting with '-' right after a store.
   body.push_back(Store::make(C, {i32(3)}, i32(1)));
   body.push_back(Evaluate::make(Unary::make(UnaryOp::Neg, Load::make(C, {i32(3)}))));
   body.push_back(Evaluate::make(i32(-5)));
 
-  PrimFunc f{"every_node", {A, B, H}, {C}, Seq::make(body), {}};
+  PrimFunc f{"every_node", {A, B, H}, {C}, Seq::make(body), {}, ctx};
 
   // A second function: a literal of every dtype, at both ends of its range, and a let that
   // is the last statement of the function (no block of its own).
@@ -179,7 +180,7 @@ TEST(TirParser, RoundTripsEveryNodeKind) {
                         "abs(~i)",
                         "} else {",
                         "throw_last_error()",
-                        "call_extern(\"HexagonBackendFreeVTCM\", h_buf)",
+                        "call_extern(\"HexagonBackendFreeVTCM\", h_buf, ctx)",
                         "\n  -C[3]\n",
                         "\n  -5\n"})
     EXPECT_NE(text.find(s), std::string::npos) << s << "\n" << text;
@@ -342,7 +343,7 @@ TEST(TirParser, BareLiteralsTakeTheOtherOperandsDtype) {
       "}\n");
   ASSERT_TRUE(p.module.has_value()) << p.errors;
   EXPECT_EQ(print_module(*p.module),
-            "prim_func f(A: i8[4]) -> (C: i8[4], D: f32[1]) {\n"
+            "prim_func f(A: i8[4]) -> (C: i8[4], D: f32[1]) context(ctx: handle) {\n"
             "  let x: u16 = 7u16\n"
             "  C[0] = A[1] + 5i8\n"
             "  C[x % 4u16] = 3i8\n"
@@ -355,8 +356,8 @@ TEST(TirParser, ParsesPassOutputShape) {
   // What lower-vtcm-alloc prints, written by hand, and a second function after a blank line.
   const char* text =
       "// comment\n"
-      "prim_func alloc_vtcm(A: i8[2048]) -> (C: i8[2048]) {\n"
-      "  let A_buf: handle = call_extern(\"HexagonBackendAllocateVTCM\", 2048, 2048)\n"
+      "prim_func alloc_vtcm(A: i8[2048]) -> (C: i8[2048]) context(ctx: handle) {\n"
+      "  let A_buf: handle = call_extern(\"HexagonBackendAllocateVTCM\", 2048, 2048, ctx)\n"
       "  if isnullptr(A_buf) {\n"
       "    throw_last_error()\n"
       "  } else {\n"
@@ -367,11 +368,11 @@ TEST(TirParser, ParsesPassOutputShape) {
       "    for i in range(0, 2048) {\n"
       "      C[i] = A_buf[i] + -3i8\n"
       "    }\n"
-      "    call_extern(\"HexagonBackendFreeVTCM\", A_buf)\n"
+      "    call_extern(\"HexagonBackendFreeVTCM\", A_buf, ctx)\n"
       "  }\n"
       "}\n"
       "\n"
-      "prim_func empty(A: i8[1]) -> () {\n"
+      "prim_func empty(A: i8[1]) -> () context(ctx: handle) {\n"
       "}\n";
   Parsed p = parse(text);
   ASSERT_TRUE(p.module.has_value()) << p.errors;
@@ -402,7 +403,7 @@ const TirDiag kTirDiags[] = {
      "2:3: error: let x has type i8 but its value has type f32"},
     {"unknown_extern", "prim_func f() -> (C: i32[4]) {\n  call_extern(\"nope\", 1)\n}",
      "2:3: error: unknown extern function 'nope'"},
-    {"extern_args", "prim_func f() -> (C: i32[4]) {\n  call_extern(\"HexagonBackendFreeVTCM\", 1)\n}",
+    {"extern_args", "prim_func f() -> (C: i32[4]) {\n  call_extern(\"HexagonBackendFreeVTCM\", 1, ctx)\n}",
      "2:3: error: argument 1 of 'HexagonBackendFreeVTCM' must be handle, got i32"},
     {"loop_kind", "prim_func f() -> (C: i32[4]) {\n  for i in sometimes(0, 4) {\n    C[i] = 0\n  }\n}",
      "2:12: error: unknown loop kind 'sometimes'"},
@@ -430,7 +431,7 @@ const TirDiag kTirDiags[] = {
      "2:12: error: buffer 'T' needs 2147483648 bytes, more than the limit of 2147483647"},
     {"decl_buffer_too_many_bytes",
      "prim_func f() -> (C: i32[4]) {\n  let h: handle = call_extern(\"HexagonBackendAllocateVTCM\", 2048, "
-     "2048)\n"
+     "2048, ctx)\n"
      "  decl_buffer h: f32[600000000] scope \"local.vtcm\"\n  C[0] = 0\n}",
      "3:15: error: buffer 'h' needs 2400000000 bytes, more than the limit of 2147483647"},
     {"unknown_scope",
@@ -581,6 +582,31 @@ TEST(TirParser, DeepestAcceptedInputParses) {
   Parsed p = parse(text);
   ASSERT_TRUE(p.module.has_value()) << p.errors.substr(0, 500);
   EXPECT_EQ(print_module(*p.module), print_module(*parse(print_module(*p.module)).module));
+}
+
+// The context parameter: declared with `context(NAME: handle)` (any name), or added as `ctx`
+// (`ctx_1` when a parameter is named ctx) when hand-written TIR leaves it out.
+TEST(TirParser, ContextParameter) {
+  Parsed p = parse(
+      "prim_func f() -> (C: i32[4]) context(dev: handle) {\n"
+      "  let h: handle = call_extern(\"HexagonBackendAllocateVTCM\", 16, 2048, dev)\n"
+      "  C[0] = 0\n"
+      "}\n");
+  ASSERT_TRUE(p.module.has_value()) << p.errors;
+  EXPECT_EQ(p.module->funcs[0].ctx->name, "dev");
+  EXPECT_NE(print_module(*p.module).find("context(dev: handle)"), std::string::npos);
+  Parsed implicit = parse("prim_func f(ctx: i8[4]) -> (C: i32[4]) {\n  C[0] = 0\n}\n");
+  ASSERT_TRUE(implicit.module.has_value()) << implicit.errors;
+  EXPECT_EQ(implicit.module->funcs[0].ctx->name, "ctx_1");
+  EXPECT_EQ(print_module(*implicit.module),
+            "prim_func f(ctx: i8[4]) -> (C: i32[4]) context(ctx_1: handle) {\n  C[0] = 0\n}\n");
+  Parsed wrong = parse("prim_func f() -> (C: i32[4]) context(ctx: i32) {\n  C[0] = 0\n}\n");
+  EXPECT_FALSE(wrong.module.has_value());
+  EXPECT_NE(wrong.errors.find("test.tir:1:43: error: the context parameter must be handle, got i32"), std::string::npos)
+      << wrong.errors;
+  Parsed clash = parse("prim_func f(ctx: i8[4]) -> (C: i32[4]) context(ctx: handle) {\n  C[0] = 0\n}\n");
+  EXPECT_FALSE(clash.module.has_value());
+  EXPECT_NE(clash.errors.find("duplicate parameter 'ctx'"), std::string::npos) << clash.errors;
 }
 
 }  // namespace

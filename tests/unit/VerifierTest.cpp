@@ -32,10 +32,11 @@ PrimFunc lowered_alloc_vtcm() {
   auto Ab = BufferNode::make_with_data(ha, DataType::i8(), {2048}, StorageScope::Vtcm);
   auto Bb = BufferNode::make_with_data(hb, DataType::i8(), {2048}, StorageScope::Vtcm);
   auto i0 = VarNode::make("i"), i1 = VarNode::make("i"), i2 = VarNode::make("i");
-  auto alloc = [] { return Call::make(CallKind::Extern, kAllocateVtcm, {i32(2048), i32(2048)}); };
+  auto ctx = VarNode::make("ctx", DataType::handle());
+  auto alloc = [&] { return Call::make(CallKind::Extern, kAllocateVtcm, {i32(2048), i32(2048), v(ctx)}); };
   auto fail = [] { return Evaluate::make(Call::make(CallKind::Intrinsic, "throw_last_error", {})); };
-  auto free_ = [](const VarRef& h) {
-    return Evaluate::make(Call::make(CallKind::Extern, kFreeVtcm, {v(h)}));
+  auto free_ = [&](const VarRef& h) {
+    return Evaluate::make(Call::make(CallKind::Extern, kFreeVtcm, {v(h), v(ctx)}));
   };
   Stmt compute = Seq::make(
       {loop(i0, 2048, Store::make(Ab, {v(i0)}, ld(A, {v(i0)}))),
@@ -49,7 +50,7 @@ PrimFunc lowered_alloc_vtcm() {
   Stmt body = LetStmt::make(ha, alloc(),
                             IfThenElse::make(Call::make(CallKind::Intrinsic, "isnullptr", {v(ha)}), fail(),
                                              DeclBuffer::make(Ab, Seq::make({inner, free_(ha)}))));
-  return PrimFunc{"alloc_vtcm", {A, B}, {C}, body, {}};
+  return PrimFunc{"alloc_vtcm", {A, B}, {C}, body, {}, ctx};
 }
 
 // schedule-ops style: an Allocate scoping a temporary.
