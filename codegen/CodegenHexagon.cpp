@@ -82,11 +82,6 @@ void configure_llvm_options() {
   // bench/: conv3x3a16 9.47 -> 9.72 packets per 128 outputs, gaussian 18.70 -> 18.26,
   // sobel 20.07 -> 19.98, the others unchanged.
   set_option<bool>("pipeliner-register-pressure", true);
-  // No splitting of 64-bit registers into 32-bit halves (HexagonSplitDoubleRegs): after it,
-  // LLVM 19's post-RA scheduler crashed (SIGSEGV in ScheduleDAGInstrs::addPhysRegDataDeps) on an
-  // i64 loop with divisions and selects (tests/difftest/regressions/split_double_regs_crash.dsp).
-  // dspc's HVX kernels have no 64-bit scalar work for it to split.
-  set_option<bool>("disable-hsdr", true);
 }
 
 namespace {
