@@ -327,12 +327,16 @@ bool vectorizes(const Stage& stage) {
 // the point it is computing (the same index variables, in order, over the same shape): such a
 // stage costs a store and a load per element and no value of it is read twice.
 // Not: results, stages with a reduction (the reader's loops would nest), stages in VTCM,
-// stages another stage prefetches (they must be in memory to be fetched).
+// stages another stage prefetches (they must be in memory to be fetched), stages another stage
+// is computed at (inlined, they would have no loops to compute it in, and it would never be
+// computed: tests/difftest/regressions/compute_at_auto_inlined.dsp).
 std::set<const BufferNode*> pointwise_stages(const TensorFunc& f) {
-  std::set<std::string> prefetched;
+  std::set<std::string> prefetched, hosts;
   for (const auto& st : f.stages)
-    for (const auto& p : st.schedule)
+    for (const auto& p : st.schedule) {
       if (p.kind == ScheduleKind::Prefetch) prefetched.insert(p.tensor);
+      if (p.kind == ScheduleKind::ComputeAt) hosts.insert(p.consumer);
+    }
   struct Reads : IRVisitor {
     const Stage* reader = nullptr;
     const BufferNode* target = nullptr;
@@ -351,7 +355,7 @@ std::set<const BufferNode*> pointwise_stages(const TensorFunc& f) {
   for (size_t s = 0; s < f.stages.size(); ++s) {
     const Stage& st = f.stages[s];
     if (st.is_result || !st.schedule.empty() || st.out->scope != StorageScope::Global ||
-        count_reductions(st.body) > 0 || prefetched.count(st.out->name))
+        count_reductions(st.body) > 0 || prefetched.count(st.out->name) || hosts.count(st.out->name))
       continue;
     Reads r;
     r.target = st.out.get();
