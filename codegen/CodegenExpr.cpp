@@ -88,7 +88,10 @@ llvm::Value* FunctionCodegen::eval_binary(const Binary* op) {
   switch (op->op) {
     case BinaryOp::Add: return f ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
     case BinaryOp::Sub: return f ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
-    case BinaryOp::Mul: return f ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
+    case BinaryOp::Mul:
+      if (f) return b_.CreateFMul(a, b);
+      if (llvm::Value* v = hooks_->mul_i32_lanes(b_, a, b)) return v;
+      return b_.CreateMul(a, b);
     case BinaryOp::Div:
     case BinaryOp::Mod: return eval_div_mod(op, a, b);
     // a < b ? a : b and a > b ? a : b, floats included (ordered: a NaN b gives b).

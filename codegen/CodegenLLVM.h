@@ -68,6 +68,8 @@ class TargetHooks {
                                 const std::vector<llvm::Value*>& s, bool s_signed) {
     return nullptr;
   }
+  // a * b of 32-bit integer lanes, or null for the generic multiply.
+  virtual llvm::Value* mul_i32_lanes(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) { return nullptr; }
   // A point no memory access crosses (plan-vtcm's memory_barrier()); the IR order is enough
   // where the target runs accesses in order.
   virtual void memory_barrier(llvm::IRBuilder<>& b) {}
