@@ -316,7 +316,6 @@ class LoopVectorizer : public IRMutator {
     struct Access : IRVisitor {
       std::unordered_map<const BufferNode*, int> seen;  // bit 1: loaded, bit 2: stored
       std::unordered_map<const BufferNode*, bool> local;
-      bool calls = false;
       void visit_Load(const Load* op) override {
         seen[op->buffer.get()] |= 1;
         IRVisitor::visit_Load(op);
