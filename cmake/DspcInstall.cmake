@@ -6,6 +6,7 @@
 #   P/lib/dspc/<target>/libdspc_rt.a           runtime-support for every target (and
 #                 libdspc_builtins.a            libdspc_builtins.a for Hexagon's --emit=so)
 #   P/lib/dspc/device-server/dspc_server        the device server a Session runs on qemu-hexagon
+#   P/share/dspc/schedules/*.dsp                the op library (`import "nn"`)
 #   P/lib/cmake/dspc/                           the CMake package: dspcConfig.cmake, its version
 #                                               file, dspcTargets.cmake, dspcKernels.cmake
 # Nothing installed names the build tree or the prefix: dspc finds lib/dspc from its own path
@@ -33,6 +34,7 @@ foreach(target ${DSPC_TARGETS})
   install(FILES ${files} DESTINATION ${DSPC_INSTALL_RUNTIME_DIR}/${target})
 endforeach()
 install(PROGRAMS ${DSPC_SERVER} DESTINATION ${DSPC_INSTALL_RUNTIME_DIR}/device-server)
+install(FILES ${DSPC_LIBRARY_FILES} DESTINATION ${DSPC_INSTALL_LIBRARY_DIR})
 
 install(EXPORT dspcTargets NAMESPACE dspc:: DESTINATION ${DSPC_INSTALL_CMAKE_DIR})
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/dspcConfig.cmake.in

@@ -25,7 +25,15 @@ std::string uninstantiated_message(const GenericFuncInfo& g);
 // Reports user errors through `diag` and returns nullopt if there were any. `instances` asks
 // for instantiations of the file's generic funcs (README "Generic funcs"): each is compiled
 // under its mangled name, `mangled_name({"conv2d", {56, 56, 64, 64}})` = conv2d_56_56_64_64.
+// `import "NAME"` finds NAME.dsp in the source's directory, else in each of `import_dirs`
+// in order (the dspc command adds its -I directories, then library_dir()).
 std::optional<Compilation> compile_source(const SourceFile& source, const LowerOptions& options,
-                                          Diagnostics& diag, const std::vector<FuncInstance>& instances = {});
+                                          Diagnostics& diag, const std::vector<FuncInstance>& instances = {},
+                                          const std::vector<std::string>& import_dirs = {});
+
+// The op library that comes with dspc (`import "nn"`; README "The op library"), from the
+// path of the running program: schedules/ beside it in a build tree (a folder with a
+// CMakeCache.txt), else ../share/dspc/schedules from an installed bin/. Empty if neither exists.
+std::string library_dir();
 
 }  // namespace dspc

@@ -280,6 +280,10 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
       case OPT_session: o.session = true; break;
       case OPT_json: o.json = true; break;
       case OPT_MD: o.depfile = true; break;
+      case OPT_I:  // -I DIR or -IDIR
+        if (v.empty()) return empty();
+        o.import_dirs.push_back(v);
+        break;
       case OPT_MF:  // -MF FILE or -MFFILE, as clang and gcc take it
         if (v.empty()) return empty();
         o.depfile_path = v;
@@ -426,6 +430,7 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
   }
   o.lower.target = *t;
   if (o.runtime_dir.empty()) o.runtime_dir = default_runtime_dir();
+  if (std::string lib = library_dir(); !lib.empty()) o.import_dirs.push_back(lib);
   if (o.qemu.empty()) o.qemu = access(DSPC_QEMU, X_OK) == 0 ? DSPC_QEMU : "qemu-hexagon";
   if (o.run && (o.depfile || !o.depfile_path.empty())) return usage_error("-MD and -MF go with compiling, not 'dspc run'");
   if (!o.depfile_path.empty() && !o.depfile) return usage_error("-MF needs -MD");
@@ -533,7 +538,7 @@ std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& sou
   if (!read_source(o.input, source)) return std::nullopt;
   LowerOptions lo = o.lower;
   lo.trace = &std::cout;
-  return compile_source(source, lo, diag, o.instances);
+  return compile_source(source, lo, diag, o.instances, o.import_dirs);
 }
 
 namespace {
@@ -628,7 +633,7 @@ std::string depfile_escape(const std::string& path) {
 }
 
 // -MD: "OUT: INPUT [RUNTIME]", the files this compile read. Standard input is no file.
-bool write_depfile(const DriverOptions& o, const std::string& out) {
+bool write_depfile(const DriverOptions& o, const std::string& out, const std::vector<std::string>& imported) {
   std::string path = o.depfile_path;
   if (path.empty()) {
     auto slash = out.find_last_of('/');
@@ -637,6 +642,7 @@ bool write_depfile(const DriverOptions& o, const std::string& out) {
   }
   std::vector<std::string> deps;
   if (o.input != "-") deps.push_back(o.input);
+  deps.insert(deps.end(), imported.begin(), imported.end());
   for (const std::string& in : o.more_inputs)
     if (in != "-") deps.push_back(in);
   deps.insert(deps.end(), o.c_sources.begin(), o.c_sources.end());
@@ -649,10 +655,11 @@ bool write_depfile(const DriverOptions& o, const std::string& out) {
   return write_output(path, text + "\n");
 }
 
-int compile_outputs(const DriverOptions& o, const std::string& out) {
+int compile_outputs(const DriverOptions& o, const std::string& out, std::vector<std::string>& imported) {
   SourceFile source;
   Diagnostics diag(std::cerr);
   auto c = compile_input(o, source, diag);
+  for (const SourceFile& f : diag.imported()) imported.push_back(f.path);
   if (!c) return failure_status(diag);
 
   if (o.emit == "tir") return write_output(out, print_module(c->module)) ? 0 : 1;
@@ -690,8 +697,9 @@ int compile_command(const DriverOptions& o) {
   if (o.depfile && out == "-") return usage_error("-MD needs an output file (-o FILE): a depfile names it");
   DriverOptions program = o;
   program.output = out;
-  int status = o.c_sources.empty() ? compile_outputs(o, out) : program_command(program);
-  if (status == 0 && o.depfile && !write_depfile(o, out)) return 1;
+  std::vector<std::string> imported;  // the files `import` read, for the depfile
+  int status = o.c_sources.empty() ? compile_outputs(o, out, imported) : program_command(program, &imported);
+  if (status == 0 && o.depfile && !write_depfile(o, out, imported)) return 1;
   return status;
 }
 

@@ -24,6 +24,7 @@ struct DriverOptions {
   bool auto_hvx = true;
   bool time_passes = false;  // --time-passes: time dspc's passes, LLVM's and Clang's
   std::string runtime_dir;  // where runtime-support/<target>/libdspc_rt.a live
+  std::vector<std::string> import_dirs;  // -I DIR, then the op library's directory
   bool depfile = false;      // -MD
   std::string depfile_path;  // -MF; empty: the output's path with .d for its extension
   // dspc run
@@ -62,8 +63,9 @@ int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::
 int run_command(const DriverOptions& o);
 
 // C/C++ sources with kernels (DriverProgram.cpp): builds the program, or with `run` builds it
-// in a temporary directory and runs it. Returns the exit code.
-int program_command(const DriverOptions& o);
+// in a temporary directory and runs it. Returns the exit code. `imported` gets the paths of
+// the files the kernels' `import`s read.
+int program_command(const DriverOptions& o, std::vector<std::string>* imported = nullptr);
 // The program's path without -o: the first C/C++ source's stem + .elf.
 std::string program_default_output(const DriverOptions& o);
 

@@ -109,7 +109,7 @@ int run_graph(const DriverOptions& o, const Compilation& c, const Graph& g, cons
     ho.lower.print_after_all = false;
     LowerOptions lo = ho.lower;
     lo.trace = nullptr;
-    auto hc = compile_source(source, lo, diag, o.instances);
+    auto hc = compile_source(source, lo, diag, o.instances, o.import_dirs);
     if (!hc) {
       finish("error", "compiling the @host calls for the host failed (diagnostics on standard error)");
       return failure_status(diag);

@@ -68,7 +68,8 @@ int error_exit(const std::string& msg) {
 }
 
 // Builds the program into `out_path`, with intermediate files in `work`. Returns an exit code.
-int build_program(const DriverOptions& o, const std::string& work, const std::string& out_path) {
+int build_program(const DriverOptions& o, const std::string& work, const std::string& out_path,
+                  std::vector<std::string>* imported) {
   Diagnostics diag(std::cerr);
   const Target& target = o.lower.target;
   std::string include_dir = work + "/include";
@@ -89,8 +90,11 @@ int build_program(const DriverOptions& o, const std::string& work, const std::st
     DriverOptions one = o;
     one.input = path;
     SourceFile source;
+    size_t known = diag.imported().size();
     auto c = compile_input(one, source, diag);
     if (!c) return failure_status(diag);
+    if (imported)
+      for (size_t k = known; k < diag.imported().size(); ++k) imported->push_back(diag.imported()[k].path);
     std::string obj;
     if (!emit_module(c->module, {}, EmitKind::Obj, co, obj, diag)) return failure_status(diag);
     std::string obj_path = work + "/" + name + ".dsp.o";
@@ -135,7 +139,7 @@ bool make_temp_dir(TempDir& tmp, const char* kind) {
 
 std::string program_default_output(const DriverOptions& o) { return stem(o.c_sources.at(0)) + ".elf"; }
 
-int program_command(const DriverOptions& o) {
+int program_command(const DriverOptions& o, std::vector<std::string>* imported) {
   TempDir tmp;
   tmp.keep = o.keep_temps;
   if (!make_temp_dir(tmp, o.run ? "run" : "build")) return 1;
@@ -143,11 +147,11 @@ int program_command(const DriverOptions& o) {
   if (!o.run) {
     std::string out = o.output.empty() ? program_default_output(o) : o.output;
     if (out == "-") return error_exit("a program needs an output file (-o FILE)");
-    return build_program(o, tmp.path, out);
+    return build_program(o, tmp.path, out, imported);
   }
 
   std::string exe = tmp.path + "/" + stem(o.c_sources[0]) + ".elf";
-  if (int status = build_program(o, tmp.path, exe)) return status;
+  if (int status = build_program(o, tmp.path, exe, nullptr)) return status;
   std::vector<std::string> cmd;
   if (o.lower.target.is_hexagon) cmd = {o.qemu, "-cpu", DSPC_QEMU_CPU};
   cmd.push_back(exe);

@@ -73,6 +73,10 @@ def MD : Flag<["-"], "MD">, Group<grp_compile>,
            "the output and every file the compile read: FILE, and the\n"
            "runtime-support library it links for exe and so. Written next to\n"
            "the output with its extension replaced by .d, or to -MF's file">;
+def I : JoinedOrSeparate<["-"], "I">, MetaVarName<"DIR">, Group<grp_compile>,
+  HelpText<"also look for `import \"NAME\"` files in DIR (repeatable; searched\n"
+           "after the importing file's directory, in order, and before the\n"
+           "op library that comes with dspc); -IDIR works too">;
 def MF : JoinedOrSeparate<["-"], "MF">, MetaVarName<"FILE">, Group<grp_compile>,
   HelpText<"the depfile's path (goes with -MD); -MFFILE works too">;
 defm inject_internal_error : Eq<"inject-internal-error", "PASS[:KIND]", grp_compile,

@@ -20,18 +20,25 @@ void Diagnostics::internal_error(const std::string& where, const std::string& me
 
 void Diagnostics::note(Span span, const std::string& message) { report("note", span, message); }
 
+uint32_t Diagnostics::add_imported(SourceFile file) {
+  imported_.push_back(std::move(file));
+  return static_cast<uint32_t>(imported_.size());
+}
+
 void Diagnostics::report(const char* severity, Span span, const std::string& message) {
-  if (!source_) {
+  const SourceFile* source = source_;
+  if (span.file != 0 && span.file <= imported_.size()) source = &imported_[span.file - 1];
+  if (!source) {
     out_ << "dspc: " << severity << ": " << message << "\n";
     return;
   }
   if (!span.valid()) {
-    out_ << source_->path << ": " << severity << ": " << message << "\n";
+    out_ << source->path << ": " << severity << ": " << message << "\n";
     return;
   }
-  out_ << source_->path << ":" << span.line << ":" << span.col << ": " << severity << ": " << message << "\n";
+  out_ << source->path << ":" << span.line << ":" << span.col << ": " << severity << ": " << message << "\n";
   // Echo the line and put a caret under the column (tabs kept so the caret lines up).
-  const std::string& t = source_->text;
+  const std::string& t = source->text;
   size_t pos = 0;
   for (uint32_t l = 1; l < span.line && pos != std::string::npos; ++l) {
     pos = t.find('\n', pos);

@@ -5,6 +5,7 @@
 // Messages start lower-case and end without a period.
 #pragma once
 
+#include <deque>
 #include <ostream>
 #include <string>
 
@@ -23,6 +24,11 @@ class Diagnostics {
 
   void set_source(const SourceFile* source) { source_ = source; }
   const SourceFile* source() const { return source_; }
+
+  // Keeps a file the source imports, for as long as its spans may be reported, and gives its
+  // id (Span::file, 1 for the first). `imported()` lists them in that order.
+  uint32_t add_imported(SourceFile file);
+  const std::deque<SourceFile>& imported() const { return imported_; }
 
   // An error at `span`; without a valid span, only "file: error: message".
   void error(Span span, const std::string& message);
@@ -44,6 +50,7 @@ class Diagnostics {
 
   std::ostream& out_;
   const SourceFile* source_;
+  std::deque<SourceFile> imported_;
   int errors_ = 0;
   int internal_errors_ = 0;
 };

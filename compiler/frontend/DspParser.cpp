@@ -13,8 +13,12 @@
 //    (DspSchedule.h); every primitive ends up on its stage, in source order.
 // 4. Errors of a func are reported in source order.
 #include <cctype>
+#include <deque>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "compiler/frontend/DspSchedule.h"
 #include "compiler/frontend/GraphParser.h"
@@ -102,7 +106,8 @@ class DspSyntax {
   }
 
   void skip_to_func() {
-    while (!ts_.at(Tok::End) && !((ts_.at_word("func") || ts_.at_word("graph")) && ts_.peek().line_start))
+    while (!ts_.at(Tok::End) &&
+           !((ts_.at_word("func") || ts_.at_word("graph") || ts_.at_word("import")) && ts_.peek().line_start))
       ts_.next();
   }
 
@@ -690,6 +695,7 @@ void StageElaborator::on_load(const Ast& read, const Load& load) {
 // its parameters bound, from the token `pos` (its `func`).
 struct GenericDecl : GenericSignature {
   Span span;
+  TokenStream* ts = nullptr;  // the tokens of the file that declares it
   size_t pos = 0;
 };
 
@@ -702,50 +708,136 @@ std::string show_instance(const std::string& name, const std::vector<int64_t>& a
 class ProgramParser : public GenericInstantiator {
  public:
   ProgramParser(const SourceFile& source, ErrorLog& log, Diagnostics& diag,
-                const std::vector<FuncInstance>& requests)
-      : ts_(lex(source.text), log), log_(log), diag_(diag), requests_(requests) {}
+                const std::vector<FuncInstance>& requests, const std::vector<std::string>& import_dirs)
+      : log_(log), diag_(diag), requests_(requests), import_dirs_(import_dirs) {
+    streams_.emplace_back(lex(source.text), log);
+    main_path_ = source.path;
+    main_dir_ = source.path == "<stdin>" ? "." : std::filesystem::path(source.path).parent_path().string();
+    if (main_dir_.empty()) main_dir_ = ".";
+    std::error_code ec;
+    if (source.path != "<stdin>") seen_.insert(std::filesystem::weakly_canonical(source.path, ec).string());
+  }
 
   std::optional<TensorProgram> run() {
-    DspSyntax syntax(ts_, log_);
-    if (ts_.at(Tok::End)) {
+    if (streams_.front().at(Tok::End)) {
       log_.error(Span{1, 1}, "empty program: expected 'func'");
       return std::nullopt;
     }
-    std::vector<GraphDecl> graphs;  // checked once every func is known
-    while (!ts_.at(Tok::End) && log_.total() < kMaxErrors) {
-      if (ts_.at_word("graph")) {
-        if (auto g = parse_graph_syntax(ts_, log_)) {
-          if (!names_.insert(g->name).second) log_.error(g->span, "duplicate function '" + g->name + "'");
-          graphs.push_back(std::move(*g));
-        }
-        log_.flush(diag_);
-        continue;
-      }
-      if (!ts_.at_word("func")) {
-        syntax.log_expected("'func' or 'graph'");
-        ts_.next();
-        syntax.skip_to_func();
-        continue;
-      }
-      size_t pos = ts_.pos();
-      std::optional<FuncDecl> f = syntax.func();
-      if (f) {
-        if (!names_.insert(f->name).second) log_.error(f->span, "duplicate function '" + f->name + "'");
-        if (!f->generic_params.empty())
-          declare_generic(*f, pos);
-        else if (auto tf = FuncChecker(*f, log_).run())
-          program_.funcs.push_back(std::move(*tf));
-      }
-      log_.flush(diag_);
-    }
+    parse_file(streams_.front(), main_dir_, 0);
     if (log_.total() > 0) return std::nullopt;
     for (const FuncInstance& r : requests_) requested(r);
     if (log_.total() > 0) return std::nullopt;
-    for (const GraphDecl& g : graphs)
+    for (const GraphDecl& g : graphs_)
       if (auto checked = check_graph(g, program_, *this, log_))
         program_.graphs.push_back(std::move(*checked));
     if (log_.total() > 0) return std::nullopt;
     return std::move(program_);
+  }
+
+  // The top-level items of one file: imports (parsed at once, depth first), graphs (checked
+  // once every func is known) and funcs.
+  void parse_file(TokenStream& ts, const std::string& dir, int depth) {
+    DspSyntax syntax(ts, log_);
+    while (!ts.at(Tok::End) && log_.total() < kMaxErrors) {
+      if (ts.at_word("import")) {
+        import(ts, dir, depth);
+        log_.flush(diag_);
+        continue;
+      }
+      if (ts.at_word("graph")) {
+        if (auto g = parse_graph_syntax(ts, log_)) {
+          if (!names_.insert(g->name).second) duplicate(g->name, g->span);
+          first_span_.emplace(g->name, g->span);
+          graphs_.push_back(std::move(*g));
+        }
+        log_.flush(diag_);
+        continue;
+      }
+      if (!ts.at_word("func")) {
+        syntax.log_expected("'func', 'graph' or 'import'");
+        ts.next();
+        syntax.skip_to_func();
+        continue;
+      }
+      size_t pos = ts.pos();
+      std::optional<FuncDecl> f = syntax.func();
+      if (f) {
+        if (!names_.insert(f->name).second) duplicate(f->name, f->span);
+        if (!f->generic_params.empty())
+          declare_generic(*f, ts, pos);
+        else if (auto tf = FuncChecker(*f, log_).run())
+          program_.funcs.push_back(std::move(*tf));
+        first_span_.emplace(f->name, f->span);
+      }
+      log_.flush(diag_);
+    }
+  }
+
+  // `import "NAME"`: the file NAME (NAME.dsp when NAME has no extension) in the importing
+  // file's directory, else in each import directory in order. A file is read once, however
+  // often it is imported; its funcs and graphs join the program.
+  void import(TokenStream& ts, const std::string& dir, int depth) {
+    const Token& kw = ts.next();
+    if (!ts.at(Tok::String)) {
+      DspSyntax(ts, log_).log_expected("a library name in quotes after 'import' (import \"nn\")");
+      DspSyntax(ts, log_).skip_to_func();
+      return;
+    }
+    const Token& name = ts.next();
+    Span at = name.span;
+    (void)kw;
+    if (name.text.empty()) return log_.error(at, "empty name in 'import'");
+    if (depth >= kMaxImportDepth)
+      return log_.error(at, "imports nest more than " + std::to_string(kMaxImportDepth) + " deep");
+    namespace fs = std::filesystem;
+    std::string file = name.text;
+    if (fs::path(file).extension().empty()) file += ".dsp";
+    std::vector<std::string> tried;
+    std::vector<std::string> dirs;
+    if (fs::path(file).is_absolute()) {
+      dirs.push_back("");
+    } else {
+      dirs.push_back(dir);
+      dirs.insert(dirs.end(), import_dirs_.begin(), import_dirs_.end());
+    }
+    std::error_code ec;
+    for (const std::string& d : dirs) {
+      fs::path path = d.empty() || d == "." ? fs::path(file) : fs::path(d) / file;
+      tried.push_back(d.empty() ? file : d);
+      if (!fs::is_regular_file(path, ec)) continue;
+      std::string canonical = fs::weakly_canonical(path, ec).string();
+      if (!seen_.insert(canonical).second) return;  // already read (or being read)
+      std::ifstream in(path, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      if (!in && !in.eof()) return log_.error(at, "cannot read '" + path.string() + "' to import");
+      if (text.str().size() > kMaxImportBytes)
+        return log_.error(at, "'" + path.string() + "' is larger than " + std::to_string(kMaxImportBytes >> 20) +
+                                  " MiB");
+      uint32_t id = diag_.add_imported({path.string(), text.str()});
+      std::vector<Token> tokens = lex(text.str());
+      for (Token& t : tokens) t.span.file = id;
+      TokenStream& sub = streams_.emplace_back(std::move(tokens), log_);
+      std::string sub_dir = path.parent_path().string();
+      parse_file(sub, sub_dir.empty() ? "." : sub_dir, depth + 1);
+      return;
+    }
+    std::string where;
+    for (const std::string& t : tried) where += (where.empty() ? "" : ", ") + t;
+    log_.error(at, "cannot find '" + file + "' to import (looked in " + where +
+                       "; add a directory with -I DIR)");
+  }
+
+  // "duplicate function", with where the first one is when either is in an imported file.
+  void duplicate(const std::string& name, Span span) {
+    auto it = first_span_.find(name);
+    std::string first;
+    if (it != first_span_.end() && (it->second.file != 0 || span.file != 0)) {
+      Span f = it->second;
+      std::string path = f.file == 0 ? main_path_ : diag_.imported()[f.file - 1].path;
+      first = " (first defined at " + path + ":" + std::to_string(f.line) + ":" + std::to_string(f.col) + ")";
+    }
+    log_.error(span, "duplicate function '" + name + "'" + first);
   }
 
   const GenericSignature* generic(const std::string& name) override {
@@ -755,15 +847,20 @@ class ProgramParser : public GenericInstantiator {
 
   std::optional<std::string> instantiate(const std::string& name, const std::vector<int64_t>& args,
                                          Span at) override {
-    return instantiate(generics_.at(name), args, at,
-                       ", called at line " + std::to_string(at.line) + ":" + std::to_string(at.col));
+    const GenericDecl& g = generics_.at(name);
+    // The call's file is named when it is not the func's.
+    std::string file = at.file == g.span.file ? "line "
+                       : at.file == 0         ? main_path_ + ":"
+                                              : diag_.imported()[at.file - 1].path + ":";
+    return instantiate(g, args, at, ", called at " + file + std::to_string(at.line) + ":" + std::to_string(at.col));
   }
 
  private:
-  void declare_generic(const FuncDecl& f, size_t pos) {
+  void declare_generic(const FuncDecl& f, TokenStream& ts, size_t pos) {
     GenericDecl g;
     g.name = f.name;
     g.span = f.span;
+    g.ts = &ts;
     g.pos = pos;
     for (const auto& [p, span] : f.generic_params) g.params.push_back(p);
     for (const ParamDecl& in : f.inputs) {
@@ -798,9 +895,9 @@ class ProgramParser : public GenericInstantiator {
                                     ">, but '" + shown + "' gives " + std::to_string(r.args.size()));
     }
     for (size_t i = 0; i < r.args.size(); ++i)
-      if (r.args[i] <= 0 || static_cast<uint64_t>(r.args[i]) > kMaxSize)
+      if (r.args[i] < 0 || static_cast<uint64_t>(r.args[i]) > kMaxSize)
         return log_.error(g.span, "parameter '" + g.params[i] + "' of '" + shown +
-                                      "' must be a positive integer up to 2^31 - 1, got " +
+                                      "' must be a whole number from 0 to 2^31 - 1, got " +
                                       std::to_string(r.args[i]));
     instantiate(g, r.args, g.span, ", requested by --func or the API");
   }
@@ -820,27 +917,28 @@ class ProgramParser : public GenericInstantiator {
       return std::nullopt;
     }
     for (int64_t a : args)
-      if (a <= 0 || static_cast<uint64_t>(a) > kMaxSize) {
-        log_.error(at, "'" + shown + "': a parameter must be a positive integer up to 2^31 - 1");
+      if (a < 0 || static_cast<uint64_t>(a) > kMaxSize) {
+        log_.error(at, "'" + shown + "': a parameter must be a whole number from 0 to 2^31 - 1");
         return std::nullopt;
       }
     std::map<std::string, int64_t> values;
     for (size_t i = 0; i < g.params.size(); ++i) values[g.params[i]] = args[i];
     ErrorLog sub;
-    size_t saved = ts_.pos();
-    ts_.seek(g.pos);
-    ts_.set_log(sub);
+    TokenStream& ts = *g.ts;
+    size_t saved = ts.pos();
+    ts.seek(g.pos);
+    ts.set_log(sub);
     std::optional<TensorFunc> tf;
     try {
-      DspSyntax syntax(ts_, sub, &values);
+      DspSyntax syntax(ts, sub, &values);
       if (std::optional<FuncDecl> f = syntax.func()) {
         f->name = mangled;
         tf = FuncChecker(*f, sub).run();
       }
     } catch (const Abort&) {
     }
-    ts_.set_log(log_);
-    ts_.seek(saved);
+    ts.set_log(log_);
+    ts.seek(saved);
     if (sub.total() > 0 || !tf) {
       if (sub.total() == 0) sub.error(at, "cannot instantiate '" + shown + "'");
       log_.absorb(sub, " (in " + shown + where + ")");
@@ -853,10 +951,15 @@ class ProgramParser : public GenericInstantiator {
     return mangled;
   }
 
-  TokenStream ts_;
   ErrorLog& log_;
   Diagnostics& diag_;
   const std::vector<FuncInstance>& requests_;
+  const std::vector<std::string>& import_dirs_;
+  std::deque<TokenStream> streams_;  // the file's tokens, then each imported file's
+  std::string main_path_, main_dir_;
+  std::set<std::string> seen_;  // canonical paths of the files read
+  std::vector<GraphDecl> graphs_;
+  std::map<std::string, Span> first_span_;  // where each function name was first defined
   TensorProgram program_;
   std::set<std::string> names_;
   std::map<std::string, GenericDecl> generics_;
@@ -864,15 +967,19 @@ class ProgramParser : public GenericInstantiator {
 };
 
 std::optional<TensorProgram> parse_program(const SourceFile& source, ErrorLog& log, Diagnostics& diag,
-                                           const std::vector<FuncInstance>& requests) {
-  return ProgramParser(source, log, diag, requests).run();
+                                           const std::vector<FuncInstance>& requests,
+                                           const std::vector<std::string>& import_dirs) {
+  return ProgramParser(source, log, diag, requests, import_dirs).run();
 }
 
 }  // namespace
 
 std::optional<TensorProgram> parse_dsp(const SourceFile& source, Diagnostics& diag,
-                                       const std::vector<FuncInstance>& instances) {
-  return run_parser(source, diag, [&](ErrorLog& log) { return parse_program(source, log, diag, instances); });
+                                       const std::vector<FuncInstance>& instances,
+                                       const std::vector<std::string>& import_dirs) {
+  return run_parser(source, diag, [&](ErrorLog& log) {
+    return parse_program(source, log, diag, instances, import_dirs);
+  });
 }
 
 std::string mangled_name(const FuncInstance& instance) {
@@ -906,9 +1013,9 @@ bool parse_func_instance(const std::string& text, FuncInstance& out, std::string
     bool digits = !item.empty() && item.size() <= 10;
     for (char c : item) digits &= std::isdigit(static_cast<unsigned char>(c)) != 0;
     int64_t v = digits ? std::stoll(item) : 0;
-    if (!digits || v <= 0 || v > INT32_MAX) {
+    if (!digits || v < 0 || v > INT32_MAX) {
       why = "argument " + std::to_string(out.args.size() + 1) +
-            " must be a positive integer up to 2^31 - 1, got '" + item + "'";
+            " must be a whole number from 0 to 2^31 - 1, got '" + item + "'";
       return false;
     }
     out.args.push_back(v);

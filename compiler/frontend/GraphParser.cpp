@@ -9,6 +9,7 @@
 //    results never computed, tensors never read, and cycles (Kahn's algorithm; a node left
 //    over lies on or behind a cycle, and the walk back along its inputs finds one).
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -29,8 +30,16 @@ std::string show_extent(const GenericExtent& e) {
   return s;
 }
 
+std::string join_params(const GenericSignature& g) {
+  std::string s;
+  for (const std::string& p : g.params) s += (s.empty() ? "" : ", ") + p;
+  return s;
+}
+
 void skip_to_top(TokenStream& ts) {
-  while (!ts.at(Tok::End) && !((ts.at_word("func") || ts.at_word("graph")) && ts.peek().line_start)) ts.next();
+  while (!ts.at(Tok::End) &&
+         !((ts.at_word("func") || ts.at_word("graph") || ts.at_word("import")) && ts.peek().line_start))
+    ts.next();
 }
 
 void params(TokenStream& ts, std::vector<GraphParamDecl>& out) {
@@ -56,6 +65,34 @@ void params(TokenStream& ts, std::vector<GraphParamDecl>& out) {
 }
 
 GraphName name_of(const Token& t) { return {t.text, t.span}; }
+
+// `1, 2, PAD = 0>` after a call's `<`: positional arguments first, then named ones, each a
+// whole number from 0 to 2^31 - 1.
+std::vector<GraphTemplateArg> template_args(TokenStream& ts) {
+  std::vector<GraphTemplateArg> out;
+  do {
+    GraphTemplateArg a;
+    if (ts.at(Tok::Ident)) {
+      const Token& n = ts.next();
+      a.name = n.text;
+      a.span = n.span;
+      ts.expect(Tok::Assign);
+    } else if (!out.empty() && !out.back().name.empty()) {
+      ts.fail(ts.peek().span, "a positional argument cannot follow a named one ('NAME = VALUE')");
+    }
+    const Token& v = ts.peek();
+    if (v.kind != Tok::Int || v.suffix) ts.fail_expected("a whole number (a generic func's argument)");
+    if (v.int_value > static_cast<uint64_t>(INT32_MAX))
+      ts.fail(v.span, "a generic func's argument must be a whole number from 0 to 2^31 - 1");
+    ts.next();
+    a.value = static_cast<int64_t>(v.int_value);
+    if (a.name.empty()) a.span = v.span;
+    out.push_back(std::move(a));
+    if (out.size() > 256) ts.fail(v.span, "more than 256 arguments in '<...>'");
+  } while (ts.accept(Tok::Comma));
+  ts.expect(Tok::Gt);
+  return out;
+}
 
 }  // namespace
 
@@ -96,6 +133,7 @@ std::optional<GraphDecl> parse_graph_syntax(TokenStream& ts, ErrorLog& log) {
         c.placement = name_of(ts.expect(Tok::Ident, "placement after '@' (host)"));
       }
       c.func = name_of(ts.expect(Tok::Ident, "function name"));
+      if (ts.accept(Tok::Lt)) c.targs = template_args(ts);
       ts.expect(Tok::LParen);
       if (!ts.at(Tok::RParen)) {
         do {
@@ -198,10 +236,14 @@ class GraphChecker {
     callee_.clear();
     for (size_t i = 0; i < d_.calls.size(); ++i) {
       callee_.push_back(d_.calls[i].func.name);
-      if (!find_func(d_.calls[i].func.name) && generics_.generic(d_.calls[i].func.name))
+      if (!find_func(d_.calls[i].func.name) && generics_.generic(d_.calls[i].func.name)) {
         pending.push_back(i);
-      else
+      } else {
+        if (d_.calls[i].targs && find_func(d_.calls[i].func.name))
+          error(d_.calls[i].func.span, "'" + d_.calls[i].func.name +
+                                           "' is not a generic func, so the call cannot give it '<...>' arguments");
         learn(d_.calls[i], d_.calls[i].func.name);
+      }
     }
     for (bool progress = true; progress && !pending.empty();) {
       progress = false;
@@ -240,6 +282,30 @@ class GraphChecker {
                    "'" + g.name + "' takes " + plural(g.input_names.size(), "input", "inputs") + ", got " +
                        std::to_string(c.args.size()));
     std::map<std::string, std::pair<int64_t, size_t>> bound;  // parameter -> value, argument
+    // The explicit arguments bind first; their "argument" index is kExplicit.
+    constexpr size_t kExplicit = SIZE_MAX;
+    std::map<std::string, Span> explicit_at;
+    if (c.targs) {
+      size_t positional = 0;
+      for (const GraphTemplateArg& a : *c.targs) {
+        std::string param;
+        if (a.name.empty()) {
+          if (positional >= g.params.size())
+            return error(a.span, "'" + g.name + "' takes " + plural(g.params.size(), "parameter", "parameters") +
+                                     " <" + join_params(g) + ">, but the call gives more");
+          param = g.params[positional++];
+        } else {
+          if (std::find(g.params.begin(), g.params.end(), a.name) == g.params.end())
+            return error(a.span, "'" + g.name + "' has no parameter '" + a.name + "' (its parameters: <" +
+                                     join_params(g) + ">)");
+          param = a.name;
+        }
+        if (explicit_at.count(param))
+          return error(a.span, "parameter '" + param + "' of '" + g.name + "' is given twice");
+        explicit_at[param] = a.span;
+        bound.emplace(param, std::make_pair(a.value, kExplicit));
+      }
+    }
     for (size_t k = 0; k < c.args.size(); ++k) {
       const auto& [dtype, shape] = known.at(c.args[k].name);
       const auto& dims = g.input_dims[k];
@@ -263,6 +329,11 @@ class GraphChecker {
         auto [it, fresh] = bound.emplace(e.param, std::make_pair(value, k));
         if (fresh || it->second.first == value) continue;
         size_t first = it->second.second;
+        if (first == kExplicit)
+          return error(c.args[k].span, "parameter '" + e.param + "' of '" + g.name + "' is " +
+                                           std::to_string(it->second.first) + " by the call's '<...>' but " +
+                                           std::to_string(value) + " by argument " + std::to_string(k + 1) +
+                                           " ('" + c.args[k].name + "', dimension " + std::to_string(d) + ")");
         return error(c.args[k].span, "parameter '" + e.param + "' of '" + g.name + "' is " +
                                          std::to_string(it->second.first) + " by argument " +
                                          std::to_string(first + 1) + " ('" + c.args[first].name + "') but " +
@@ -276,7 +347,9 @@ class GraphChecker {
       if (it == bound.end())
         return error(c.func.span,
                      "cannot infer parameter '" + p + "' of generic func '" + g.name +
-                         "' from the arguments: no input's extent is a multiple of it plus a constant");
+                         "' from the arguments: no input's extent is a multiple of it plus a constant; give it "
+                         "in the call, '" + g.name + "<" + p + " = VALUE>(...)' (or positionally, first "
+                         "parameters first)");
       args.push_back(it->second.first);
     }
     auto name = generics_.instantiate(g.name, args, c.func.span);

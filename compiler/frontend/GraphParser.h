@@ -25,10 +25,19 @@ struct GraphName {
 };
 
 // [@PLACEMENT] NAME, ... = [@PLACEMENT] FUNC(ARG, ...)   (the placement at most once)
+// An explicit argument of a generic func in a graph call: `f<1, PAD = 0>(x)`. `name` is
+// empty for a positional one.
+struct GraphTemplateArg {
+  std::string name;
+  int64_t value = 0;
+  Span span;
+};
+
 struct GraphCallDecl {
   std::vector<GraphName> results;
   std::optional<GraphName> placement;  // the word after '@'
   GraphName func;
+  std::optional<std::vector<GraphTemplateArg>> targs;  // `<...>` after the name, when written
   std::vector<GraphName> args;
   Span args_end;  // the ')'
 };

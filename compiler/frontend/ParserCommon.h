@@ -31,6 +31,8 @@ inline constexpr int kMaxTirNesting = 1024;
 // recursion shallow.
 inline constexpr size_t kMaxStages = 1024;
 inline constexpr int kMaxErrors = 50;  // a parse stops after this many errors
+inline constexpr int kMaxImportDepth = 64;           // import "a" importing "b" importing ...
+inline constexpr size_t kMaxImportBytes = 64 << 20;  // an imported file's size
 
 // Errors of one parse. Errors found in different phases (syntax first, types later) are
 // flushed sorted by location so that they read in source order.

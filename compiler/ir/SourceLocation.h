@@ -6,10 +6,12 @@
 
 namespace dspc {
 
-// A position in a source file (1-based); line 0 means "no location".
+// A position in a source file (1-based); line 0 means "no location". `file` is 0 for the
+// file being compiled and k for the k-th file it imports (Diagnostics keeps their names).
 struct Span {
   uint32_t line = 0;
   uint32_t col = 0;
+  uint32_t file = 0;
   bool valid() const { return line != 0; }
 };
 

@@ -6,7 +6,7 @@ the same way.
 import os
 import re
 
-LLVM_TOOLS = ("FileCheck", "not", "count", "llvm-nm", "llvm-objdump", "clang")
+LLVM_TOOLS = ("FileCheck", "not", "count", "split-file", "llvm-nm", "llvm-objdump", "clang")
 
 
 def tool_paths(llvm_bin, python):

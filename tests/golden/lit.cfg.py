@@ -13,7 +13,7 @@
 # pipes, `for` loops, `$(...)`, `test $? -eq 1`. Substitutions:
 #   %dspc     the dspc under test            %qemu   qemu-hexagon
 #   %s, %S    this test file, its folder     %t      a scratch path unique to the test (%t.o, ...)
-#   FileCheck, not, count, llvm-nm, llvm-objdump, clang   LLVM 19's tools
+#   FileCheck, not, count, split-file, llvm-nm, llvm-objdump, clang   LLVM 19's tools
 #   python3   the Python that CMake found
 # plus lit's own (%T, %p, %%, ...). REQUIRES:, UNSUPPORTED: and XFAIL: work as in LLVM; the
 # features are `hexagon` (qemu-hexagon exists) and `host-x86_64`.

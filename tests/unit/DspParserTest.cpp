@@ -422,7 +422,7 @@ const DiagCase kDiagCases[] = {
      "1:10: error: expected ':', found 'i8'"},
     {"missing_brace", "func f(A: i8[4]) -> (C: i8[4]) {\n  C[i] = A[i]\n",
      "3:1: error: expected '}', found end of file"},
-    {"not_func", "fun f() {}", "1:1: error: expected 'func' or 'graph', found 'fun'"},
+    {"not_func", "fun f() {}", "1:1: error: expected 'func', 'graph' or 'import', found 'fun'"},
     {"unknown_tensor", "func f(A: i8[4]) -> (C: i8[4]) {\n  C[i] = X[i]\n}",
      "2:10: error: unknown tensor 'X'"},
     {"unknown_variable", "func f(A: i8[4]) -> (C: i8[4]) {\n  C[i] = A[j]\n}",

@@ -69,9 +69,12 @@ TEST(GenericFunc, MangledNameAndParse) {
   ASSERT_TRUE(parse_func_instance("conv2d< 56,56 ,64,64>", fi, why)) << why;
   EXPECT_EQ(fi.name, "conv2d");
   EXPECT_EQ(fi.args, (std::vector<int64_t>{56, 56, 64, 64}));
-  for (const char* bad : {"f<0>", "f<-1>", "f<x>", "f<>", "f<1,>", "f<4", "<4>", "f<2147483648>", "1f<2>"})
+  for (const char* bad : {"f<-1>", "f<x>", "f<>", "f<1,>", "f<4", "<4>", "f<2147483648>", "1f<2>"})
     EXPECT_FALSE(parse_func_instance(bad, fi, why)) << bad;
   ASSERT_TRUE(parse_func_instance("f<2147483647>", fi, why)) << why;
+  // 0 is an argument (a padding of 0, say); an extent it makes 0 is the instantiation's error.
+  ASSERT_TRUE(parse_func_instance("pad<0, 7>", fi, why)) << why;
+  EXPECT_EQ(mangled_name(fi), "pad_0_7");
 }
 
 // Schedule `if` blocks nest like expressions: deep nesting and long `else if` chains are an
