@@ -25,6 +25,9 @@ struct CodegenOptions {
   // Time the optimisation pipeline's passes (--time-passes; the report goes to standard
   // error). Code generation's passes are timed through llvm::TimePassesIsEnabled.
   bool time_passes = false;
+  // For testing dspc itself (--inject-internal-error=codegen:KIND): "crash" raises SIGSEGV and
+  // "fatal" reports a fatal LLVM error inside LLVM's optimisation and code generation.
+  std::string inject_failure;
 };
 
 // What the runner needs to call a function: its parameters in call order with the shapes
@@ -48,6 +51,10 @@ std::vector<EntryInfo> entries_of(const TensorProgram& p);
 std::vector<EntryInfo> entries_of(const TensorProgram& p, const Module& m);
 
 enum class EmitKind { LLVM, Asm, Obj };
+
+// True once emit_module has recovered from a crash inside LLVM (reported as an internal error
+// in codegen): the memory LLVM held then is lost, so a program may want to exit at once.
+bool llvm_crash_recovered();
 
 // Compiles `m` for options.target. With `entries` non-empty, also emits the packed wrappers and
 // the descriptor table that runtime-support's runner reads (see runtime-support/device/dspc_runtime.h).

@@ -14,6 +14,10 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <atomic>
+#include <csignal>
+
+#include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetOptions.h>
@@ -41,9 +45,19 @@ namespace codegen {
 
 namespace {
 
-// LLVM cannot go on after a fatal error (report_fatal_error, "Cannot select", ...): report it
-// as dspc's own bug, with the internal-error exit code, instead of LLVM's abort.
+std::atomic<bool> crash_recovered{false};
+
+// The reason of the last fatal LLVM error on this thread, for the recovered crash's message.
+thread_local std::string llvm_fatal_reason;
+
+// LLVM cannot go on after a fatal error (report_fatal_error, "Cannot select", ...). Inside
+// emit_module's crash recovery, it unwinds to there, which reports dspc's own bug as an internal
+// error; anywhere else, it says so and exits with the internal-error code instead of LLVM's abort.
 void on_llvm_fatal_error(void*, const char* reason, bool) {
+  if (llvm::CrashRecoveryContext* crc = llvm::CrashRecoveryContext::GetCurrent()) {
+    llvm_fatal_reason = reason;
+    crc->HandleExit(1);
+  }
   std::fprintf(stderr, "dspc: internal error in codegen: LLVM: %s\n", reason);
   std::fflush(stderr);
   std::_Exit(2);
@@ -143,6 +157,8 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& o
 
 }  // namespace codegen
 
+bool llvm_crash_recovered() { return codegen::crash_recovered.load(); }
+
 bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKind kind,
                  const CodegenOptions& options, std::string& out, Diagnostics& diag) {
   using namespace codegen;
@@ -173,27 +189,52 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
     diag.internal_error("codegen", "invalid LLVM IR: " + error);
     return false;
   }
-  // LLVM's loop vectoriser: for the host as clang runs it; for Hexagon only when asked.
-  optimize(mod, *tm, options.opt_level, !options.target.is_hexagon || options.auto_hvx, options.time_passes);
-  if (options.target.is_hexagon && options.opt_level >= 1)
-    fuse_hexagon_multiply_adds(mod, options.target.hexagon_version);
-
   out.clear();
-  if (kind == EmitKind::LLVM) {
-    llvm::raw_string_ostream os(out);
-    mod.print(os, nullptr);
-    return llvm_ok(llvm_errors, diag);
+  // LLVM's optimisation and code generation run under crash recovery: a crash inside LLVM
+  // (a SIGSEGV in a backend pass, a fatal "Cannot select") is an internal error with exit
+  // code 2, never a signal that kills dspc or the program embedding it. What LLVM allocated
+  // before the crash is not freed.
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext crc;
+  bool cannot_emit = false;
+  bool finished = crc.RunSafely([&] {
+    if (options.inject_failure == "crash") std::raise(SIGSEGV);
+    if (options.inject_failure == "fatal") llvm::report_fatal_error("injected by --inject-internal-error");
+    // LLVM's loop vectoriser: for the host as clang runs it; for Hexagon only when asked.
+    optimize(mod, *tm, options.opt_level, !options.target.is_hexagon || options.auto_hvx, options.time_passes);
+    if (options.target.is_hexagon && options.opt_level >= 1)
+      fuse_hexagon_multiply_adds(mod, options.target.hexagon_version);
+    if (kind == EmitKind::LLVM) {
+      llvm::raw_string_ostream os(out);
+      mod.print(os, nullptr);
+      return;
+    }
+    llvm::SmallVector<char, 0> buffer;
+    llvm::raw_svector_ostream os(buffer);
+    llvm::legacy::PassManager pm;
+    auto type = kind == EmitKind::Asm ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
+    if (tm->addPassesToEmitFile(pm, os, nullptr, type)) {
+      cannot_emit = true;
+      return;
+    }
+    pm.run(mod);
+    out.assign(buffer.begin(), buffer.end());
+  });
+  if (!finished) {
+    crash_recovered.store(true);
+    out.clear();
+    std::string what = !llvm_fatal_reason.empty()
+                           ? "LLVM: " + llvm_fatal_reason
+                           : "LLVM crashed (signal " + std::to_string(crc.RetCode > 128 ? crc.RetCode - 128 : crc.RetCode) +
+                                 ") while optimising or generating code for " + options.target.name;
+    llvm_fatal_reason.clear();
+    diag.internal_error("codegen", what);
+    return false;
   }
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager pm;
-  auto type = kind == EmitKind::Asm ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
-  if (tm->addPassesToEmitFile(pm, os, nullptr, type)) {
+  if (cannot_emit) {
     diag.internal_error("codegen", "target " + options.target.name + " cannot emit this file type");
     return false;
   }
-  pm.run(mod);
-  out.assign(buffer.begin(), buffer.end());
   return llvm_ok(llvm_errors, diag);
 }
 

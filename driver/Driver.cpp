@@ -122,6 +122,13 @@ bool parse_injection(const std::string& v, LowerOptions& lo) {
   auto colon = v.find(':');
   std::string pass = v.substr(0, colon), kind = colon == std::string::npos ? "check" : v.substr(colon + 1);
   const auto& names = pass_names();
+  if (pass == "codegen") {  // inside LLVM: codegen:crash (a SIGSEGV) or codegen:fatal
+    if (kind == "crash") lo.inject_failure = InjectedFailure::Crash;
+    else if (kind == "fatal") lo.inject_failure = InjectedFailure::Fatal;
+    else return false;
+    lo.inject_failure_pass = pass;
+    return true;
+  }
   if (std::find(names.begin(), names.end(), pass) == names.end()) return false;
   if (kind == "check") lo.inject_failure = InjectedFailure::Check;
   else if (kind == "make") lo.inject_failure = InjectedFailure::Make;
@@ -333,7 +340,7 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
         if (!parse_injection(v, o.lower)) {
           std::string names;
           for (const auto& p : pass_names()) names += (names.empty() ? "" : ", ") + p;
-          return usage_error("expected PASS or PASS:check|make|invalid-tir after --inject-internal-error, got '" + v +
+          return usage_error("expected PASS or PASS:check|make|invalid-tir, or codegen:crash|fatal, after --inject-internal-error, got '" + v +
                              "' (passes: " + names + ")");
         }
         break;
@@ -528,6 +535,8 @@ namespace {
 CodegenOptions codegen_options(const DriverOptions& o) {
   CodegenOptions co{o.lower.target, o.opt_level, o.auto_hvx && !o.lower.auto_schedule};
   co.time_passes = o.time_passes;
+  if (o.lower.inject_failure_pass == "codegen")
+    co.inject_failure = o.lower.inject_failure == InjectedFailure::Crash ? "crash" : "fatal";
   return co;
 }
 
@@ -738,8 +747,15 @@ int driver_main(int argc, char** argv) {
     if (r >= 0) return r;
     std::optional<PassTimers> timers;
     if (o.time_passes) o.lower.observer = &timers.emplace();
-    if (o.run) return o.c_sources.empty() ? run_command(o) : program_command(o);
-    return compile_command(o);
+    int status = o.run ? (o.c_sources.empty() ? run_command(o) : program_command(o)) : compile_command(o);
+    // After a crash inside LLVM that emit_module recovered, what LLVM had allocated is lost:
+    // exit at once, so that a leak checker does not turn the internal error into its own.
+    if (llvm_crash_recovered()) {
+      std::cout.flush();
+      std::cerr.flush();
+      std::_Exit(status);
+    }
+    return status;
   } catch (const std::bad_alloc&) {
     std::cerr << "dspc: internal error: out of memory\n";
   } catch (const std::exception& e) {

@@ -82,7 +82,8 @@ def MF : JoinedOrSeparate<["-"], "MF">, MetaVarName<"FILE">, Group<grp_compile>,
 defm inject_internal_error : Eq<"inject-internal-error", "PASS[:KIND]", grp_compile,
   "for testing dspc itself: make PASS fail like a compiler bug (exit\n"
   "code 2, \"dspc: internal error in pass PASS: ...\"); KIND is check\n"
-  "(the default), make or invalid-tir">;
+  "(the default), make or invalid-tir; codegen:crash and codegen:fatal\n"
+  "crash LLVM's code generation (a SIGSEGV, a fatal LLVM error)">;
 
 // ---- general
 def help : F<"help", grp_general, "print this help">;

@@ -11,8 +11,9 @@
 namespace dspc {
 
 // How an injected failure fails: a DSPC_CHECK that does not hold, a make() with ill-typed
-// operands (IRError), or a pass that returns TIR the verifier rejects.
-enum class InjectedFailure { Check, Make, InvalidTir };
+// operands (IRError), or a pass that returns TIR the verifier rejects. For the pseudo-pass
+// "codegen" (LLVM's optimisation and code generation): a crash (SIGSEGV) or a fatal LLVM error.
+enum class InjectedFailure { Check, Make, InvalidTir, Crash, Fatal };
 
 // Told before and after each pass of the pipeline runs; the driver's --time-passes times the
 // passes through it. Never told about a pass that is skipped after a failure.
