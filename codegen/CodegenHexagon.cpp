@@ -16,7 +16,8 @@
 //    /dfmin/dfmax, which return the non-NaN operand and order -0 below +0, while dspc's
 //    min(a, b) is `a < b ? a : b` (min(1, NaN) is NaN, min(-0, +0) is +0). InstCombine
 //    rewrites every equivalent select back into that shape, so the comparison itself has to
-//    be opaque. Measured under qemu-hexagon: 94 wrong results without this.
+//    be opaque. Measured under qemu-hexagon: 94 wrong results without this. Float vectors
+//    are compared lane by lane the same way (the backend scalarises them, then selects sfmax).
 // 4. Epilogue vectorisation is off (for every target, being process-wide; on the host it
 //    only costs the scalar remainder of LLVM-vectorised loops): the epilogue of an HVX loop is vectorised at
 //    a tiny factor (<2 x i16>), and LLVM 19's Hexagon instruction selection cannot select
@@ -379,7 +380,18 @@ llvm::Value* HexagonHooks::ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::
   using P = llvm::CmpInst::Predicate;
   if (p != P::FCMP_OLT && p != P::FCMP_OLE && p != P::FCMP_OGT && p != P::FCMP_OGE) return nullptr;
   llvm::Type* t = x->getType();
-  if (t->isVectorTy()) return nullptr;
+  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t)) {
+    // Lane by lane: the backend scalarises float vectors (dspc uses no HVX float), and would
+    // select each lane's `select (setogt a, b), a, b` to sfmax as above (a vectorized
+    // max(x, NaN) gave x: tools/difftest.py seed final4, case 15145).
+    llvm::Value* lanes = llvm::PoisonValue::get(llvm::FixedVectorType::get(b.getInt1Ty(), vt->getNumElements()));
+    for (unsigned k = 0; k < vt->getNumElements(); ++k) {
+      llvm::Value* c = ordered_compare(b, p, b.CreateExtractElement(x, k), b.CreateExtractElement(y, k));
+      if (!c) return nullptr;
+      lanes = b.CreateInsertElement(lanes, c, k);
+    }
+    return lanes;
+  }
   if (t->isHalfTy()) {
     // Exact, and the f32 comparison orders the values the same way.
     x = b.CreateFPExt(x, b.getFloatTy());

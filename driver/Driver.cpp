@@ -287,10 +287,13 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
       case OPT_session: o.session = true; break;
       case OPT_json: o.json = true; break;
       case OPT_MD: o.depfile = true; break;
-      case OPT_I:  // -I DIR or -IDIR
+      case OPT_I: {  // -I DIR or -IDIR
         if (v.empty()) return empty();
+        std::error_code ec;
+        if (!std::filesystem::is_directory(v, ec)) return usage_error("-I " + v + ": not a directory");
         o.import_dirs.push_back(v);
         break;
+      }
       case OPT_MF:  // -MF FILE or -MFFILE, as clang and gcc take it
         if (v.empty()) return empty();
         o.depfile_path = v;

@@ -133,6 +133,13 @@ def cases(f):
     add("-o/exe-stdout", [P, "--emit=exe", "-o", "-"], r"--emit=exe needs an output file")
     for v in ["-O", "-O4", "-O-1", "-Ofast", "-O" + HUGE, "-O00"]:
         add(f"-O/{v}", [P, v], r"invalid optimisation level '" + re.escape(v) + "'")
+    # -I DIR (where `import` looks): missing, empty, not a directory, a file.
+    add("-I/missing", [P, "-I"], r"missing value after -I")
+    add("-I/empty", [P, "-I", ""], r"empty value for -I")
+    add("-I/missing-dir", [P, "-I", f["missing_dir"]], r"-I " + re.escape(f["missing_dir"]) + ": not a directory")
+    add("-I/a-file", [P, "-I" + f["prog"]], r"-I " + re.escape(f["prog"]) + ": not a directory")
+    add("--inject-internal-error/codegen-kind", [P, "--inject-internal-error=codegen:check"],
+        r"--inject-internal-error, got 'codegen:check'")
     # -MF FILE (the depfile; with -MD): missing, empty, without -MD, unwritable, with run.
     MD = [P, "-o", f["dir"] + "/md.o", "-MD"]
     add("-MF/missing", MD + ["-MF"], r"missing value after -MF")
