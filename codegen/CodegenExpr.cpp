@@ -71,7 +71,9 @@ llvm::Value* FunctionCodegen::eval(const Expr& e) {
     case NodeKind::Ramp: return eval_ramp(e.as<Ramp>());
     case NodeKind::Broadcast: {
       const auto* op = e.as<Broadcast>();
-      return b_.CreateVectorSplat(op->lanes, eval(op->value));
+      llvm::Value* v = eval(op->value);
+      if (llvm::Value* r = hooks_->broadcast(b_, static_cast<unsigned>(op->lanes), v)) return r;
+      return b_.CreateVectorSplat(op->lanes, v);
     }
     default: throw CodegenError(std::string("unexpected expression ") + node_kind_name(e.kind()));
   }

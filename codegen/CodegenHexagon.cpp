@@ -224,6 +224,20 @@ class HexagonHooks : public TargetHooks {
     return parts[0];
   }
 
+  // A non-constant byte or halfword broadcast as 32-bit words (the byte or halfword repeated),
+  // bitcast to the narrow lanes: what the backend would build itself, but LLVM 19's HVX
+  // lowering of an i16 splat that is then shuffled and widened asked for a scalar i16 truncate
+  // it cannot select ("Cannot select: i16 = truncate"; difftest seed final4, case 10179).
+  llvm::Value* broadcast(llvm::IRBuilder<>& b, unsigned lanes, llvm::Value* v) override {
+    auto* it = llvm::dyn_cast<llvm::IntegerType>(v->getType());
+    if (!it || llvm::isa<llvm::Constant>(v)) return nullptr;
+    unsigned bits = it->getBitWidth();
+    if ((bits != 8 && bits != 16) || (lanes * bits) % 32 != 0) return nullptr;
+    llvm::Value* word = b.CreateZExt(v, b.getInt32Ty());
+    word = b.CreateMul(word, b.getInt32(bits == 8 ? 0x01010101u : 0x00010001u));
+    return b.CreateBitCast(b.CreateVectorSplat(lanes * bits / 32, word), llvm::FixedVectorType::get(it, lanes));
+  }
+
   // An empty volatile asm that clobbers memory: LLVM keeps every access on its side, and the
   // packetizer gives inline asm a packet of its own.
   void memory_barrier(llvm::IRBuilder<>& b) override {

@@ -68,6 +68,8 @@ class TargetHooks {
                                 const std::vector<llvm::Value*>& s, bool s_signed) {
     return nullptr;
   }
+  // A vector of `lanes` copies of the scalar v, or null for the generic splat.
+  virtual llvm::Value* broadcast(llvm::IRBuilder<>& b, unsigned lanes, llvm::Value* v) { return nullptr; }
   // a * b of 32-bit integer lanes, or null for the generic multiply.
   virtual llvm::Value* mul_i32_lanes(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) { return nullptr; }
   // A point no memory access crosses (plan-vtcm's memory_barrier()); the IR order is enough
