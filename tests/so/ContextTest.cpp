@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "dspc_runtime.h"
+#include "tests/so/HostModule.h"
 
 namespace {
 
@@ -30,23 +31,12 @@ constexpr uint32_t kArena = 4096;  // one call's VTCM: T, u8[4096]
 class Contexts : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string source = std::string(DSPC_SOURCE_DIR) + "/tests/so/contexts.dsp";
-    so_path_ = std::string(DSPC_TEST_WORK_DIR) + "/contexts-host-" + std::to_string(getpid()) + ".so";
-    std::string cmd = std::string(DSPC_EXE) + " " + source + " --target=host --emit=so -o " + so_path_;
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    handle_ = dlopen(so_path_.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(handle_, nullptr) << dlerror();
+    std::string error;
+    ASSERT_TRUE(module_.load("contexts", error)) << error;
   }
-  static void TearDownTestSuite() {
-    if (handle_) dlclose(handle_);
-    handle_ = nullptr;
-    std::remove(so_path_.c_str());
-  }
-  static dspc_call_fn entry(const char* name) {
-    return reinterpret_cast<dspc_call_fn>(dlsym(handle_, name));
-  }
-  static inline std::string so_path_;
-  static inline void* handle_ = nullptr;
+  static void TearDownTestSuite() { module_.unload(); }
+  static dspc_call_fn entry(const char* name) { return module_.entry(name); }
+  static inline dspc::testing::HostModule module_;
 };
 
 struct Buffers {

@@ -17,6 +17,7 @@
 #include "compiler/interp/Interpreter.h"
 #include "driver/Compile.h"
 #include "dspc_runtime.h"
+#include "tests/so/HostModule.h"
 
 namespace dspc {
 namespace {
@@ -40,40 +41,32 @@ struct Buf {
 class PackedCall : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    source_path_ = std::string(DSPC_SOURCE_DIR) + "/tests/so/two_funcs.dsp";
-    // One file per process: CTest runs the tests of this suite as parallel processes.
-    so_path_ = std::string(DSPC_TEST_WORK_DIR) + "/two_funcs-host-" + std::to_string(getpid()) + ".so";
-    std::string cmd = std::string(DSPC_EXE) + " " + source_path_ + " --target=host --emit=so -o " + so_path_;
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    handle_ = dlopen(so_path_.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(handle_, nullptr) << dlerror();
+    std::string error;
+    ASSERT_TRUE(module_.load("two_funcs", error)) << error;
+    source_path_ = module_.source();
   }
-  static void TearDownTestSuite() {
-    if (handle_) dlclose(handle_);
-    handle_ = nullptr;
-    std::remove(so_path_.c_str());
-  }
+  static void TearDownTestSuite() { module_.unload(); }
 
   dspc_call_fn entry(const char* name) {
-    auto fn = reinterpret_cast<dspc_call_fn>(dlsym(handle_, name));
+    auto fn = module_.entry(name);
     EXPECT_NE(fn, nullptr) << name;
     return fn;
   }
 
-  static inline std::string source_path_, so_path_;
-  static inline void* handle_ = nullptr;
+  static inline std::string source_path_;
+  static inline testing::HostModule module_;
 };
 
 TEST_F(PackedCall, TableListsTheCheckedEntries) {
-  auto* num = static_cast<const uint32_t*>(dlsym(handle_, "__dspc_num_funcs"));
-  auto* funcs = static_cast<const dspc_func_desc*>(dlsym(handle_, "__dspc_funcs"));
+  auto* num = static_cast<const uint32_t*>(module_.symbol("__dspc_num_funcs"));
+  auto* funcs = static_cast<const dspc_func_desc*>(module_.symbol("__dspc_funcs"));
   ASSERT_NE(num, nullptr);
   ASSERT_NE(funcs, nullptr);
   ASSERT_EQ(*num, 2u);
   EXPECT_STREQ(funcs[0].name, "first");
   EXPECT_STREQ(funcs[1].name, "second");
-  EXPECT_EQ(reinterpret_cast<void*>(funcs[0].call), dlsym(handle_, "__dspc_call_first"));
-  EXPECT_EQ(reinterpret_cast<void*>(funcs[1].call), dlsym(handle_, "__dspc_call_second"));
+  EXPECT_EQ(reinterpret_cast<void*>(funcs[0].call), module_.symbol("__dspc_call_first"));
+  EXPECT_EQ(reinterpret_cast<void*>(funcs[1].call), module_.symbol("__dspc_call_second"));
   ASSERT_EQ(funcs[1].num_params, 3u);
   EXPECT_STREQ(funcs[1].params[2].name, "C");
   EXPECT_EQ(funcs[1].params[2].ndim, 2);
