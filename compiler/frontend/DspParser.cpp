@@ -807,13 +807,15 @@ class ProgramParser : public GenericInstantiator {
       if (!fs::is_regular_file(path, ec)) continue;
       std::string canonical = fs::weakly_canonical(path, ec).string();
       if (!seen_.insert(canonical).second) return;  // already read (or being read)
+      uintmax_t size = fs::file_size(path, ec);
+      if (ec || size > kMaxImportBytes)
+        return log_.error(at, ec ? "cannot read '" + path.string() + "' to import: " + ec.message()
+                                 : "'" + path.string() + "' is larger than " + std::to_string(kMaxImportBytes >> 20) +
+                                       " MiB, too large to import");
       std::ifstream in(path, std::ios::binary);
       std::ostringstream text;
       text << in.rdbuf();
       if (!in && !in.eof()) return log_.error(at, "cannot read '" + path.string() + "' to import");
-      if (text.str().size() > kMaxImportBytes)
-        return log_.error(at, "'" + path.string() + "' is larger than " + std::to_string(kMaxImportBytes >> 20) +
-                                  " MiB");
       uint32_t id = diag_.add_imported({path.string(), text.str()});
       std::vector<Token> tokens = lex(text.str());
       for (Token& t : tokens) t.span.file = id;
