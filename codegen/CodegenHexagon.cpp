@@ -89,6 +89,15 @@ void configure_llvm_options() {
   // wrong element in each of s5 cases 9355 and 9737. Bisected with -opt-bisect-limit to this
   // pass. bench/ is unchanged by it (gaussian5x5 18.26 -> 18.14 packets per 128 outputs).
   set_option<bool>("rdf-opt", false);
+  // No "new-value scheduling" adjustment of dependence latencies. The post-RA scheduler and
+  // the packetizer's scheduler crashed (SIGSEGV in ScheduleDAGInstrs::addPhysRegDataDeps) on
+  // unrolled loops of i64 divisions (tests/difftest/regressions/post_ra_crash_4933.dsp and
+  // case3504_post_ra_crash.dsp); llc crashes the same way, and not with this option. It costs
+  // a few packets (bench/, per 128 outputs: conv3x3a16 9.72 -> 9.85, dilate3x3 scheduled 4.74
+  // -> 5.07, median3x3 unscheduled 14.45 -> 15.36 and scheduled 11.69 -> 11.32): correct code
+  // first. Turning it off only for a compile that crashed would mean changing a process-wide
+  // option per compilation, which two compilations at once must not see.
+  set_option<bool>("disable-hexagon-nv-schedule", true);
 }
 
 namespace {
