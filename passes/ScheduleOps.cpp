@@ -104,7 +104,17 @@ int auto_lanes(const Stage& stage, const Target& target) {
   } n;
   n.bytes = stage.out->dtype.bytes();
   n.visit(stage.body);
-  return target.vector_bytes / std::max(n.bytes, 1);
+  int lanes = target.vector_bytes / std::max(n.bytes, 1);
+  // An innermost extent below that (a conv2d's 64 output channels of i32 from u8 reads): the
+  // widest power of two within the extent that still fills a whole vector of the stage's own
+  // type, rather than no vectors at all.
+  int64_t extent = stage.out->shape.empty() ? 0 : stage.out->shape.back();
+  if (lanes > 1 && extent < lanes) {
+    int fit = 1;
+    while (fit * 2 <= extent) fit *= 2;
+    if (static_cast<int64_t>(fit) * stage.out->dtype.bytes() >= target.vector_bytes) return fit;
+  }
+  return lanes;
 }
 
 int count_reductions(const Expr& e) {
