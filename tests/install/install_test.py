@@ -96,6 +96,14 @@ def demo(a, dspc, examples):
               f"{dspc} run {' '.join(extra)} ran alloc_vtcm on qemu-hexagon")
 
 
+def imports_library(a, dspc, work):
+    """The installed dspc finds the op library (share/dspc/schedules) for `import "nn"`."""
+    net = os.path.join(work, "user_net.dsp")  # away from the source tree's schedules/
+    shutil.copy(os.path.join(a.source_dir, "tests", "e2e", "oplib", "user_net.dsp"), net)
+    out = run([dspc, "run", net, "--target=host", "--random-inputs", "--check"])
+    check("check: cls matches the reference interpreter" in out, f"{dspc} imports nn from the installed library")
+
+
 def cmd_prefix(a):
     work = a.work_dir
     shutil.rmtree(work, ignore_errors=True)
@@ -107,7 +115,9 @@ def cmd_prefix(a):
               "lib/dspc/device-server/dspc_server", "lib/dspc/host/libdspc_rt.a",
               "lib/dspc/hexagon-v68/libdspc_rt.a", "lib/dspc/hexagon-v68/libdspc_builtins.a",
               "lib/cmake/dspc/dspcConfig.cmake", "lib/cmake/dspc/dspcConfigVersion.cmake",
-              "lib/cmake/dspc/dspcTargets.cmake", "lib/cmake/dspc/dspcKernels.cmake"]:
+              "lib/cmake/dspc/dspcTargets.cmake", "lib/cmake/dspc/dspcKernels.cmake",
+              "share/dspc/schedules/nn.dsp", "share/dspc/schedules/elementwise.dsp",
+              "share/dspc/schedules/image.dsp"]:
         check(os.path.isfile(os.path.join(prefix, f)), f"installed {f}")
     no_tree_paths(prefix, [a.source_dir, a.build_dir, stage], a.objcopy)
     src, build = example_paths(work)
@@ -115,6 +125,7 @@ def cmd_prefix(a):
     dspc = os.path.join(prefix, "bin", "dspc")
     run([dspc, "--version"])
     demo(a, dspc, src)
+    imports_library(a, dspc, work)
     bad_calls(a, prefix, work)
     build_example(a, prefix, src, build)
 
