@@ -144,9 +144,11 @@ class LaneWidener : public IRMutator {
   Stmt mutate_LetStmt(const LetStmt* op, const Stmt& self) override {
     Expr v = mutate(op->value);
     if (!is_vector(v)) {
-      Stmt body = mutate(op->body);
-      if (v.same_as(op->value) && body.same_as(op->body)) return self;
-      return LetStmt::make(op->var, v, body, op->span);
+      // A fresh variable: power_of_two_pieces widens the body more than once, and each copy
+      // binds its own (the verifier rejects a variable bound twice).
+      VarRef fresh = VarNode::make(op->var->name, op->var->dtype, op->var->span);
+      replace_[op->var.get()] = var_expr(fresh);
+      return LetStmt::make(fresh, v, mutate(op->body), op->span);
     }
     if (v.as<Ramp>() || v.as<Broadcast>()) {
       // Substituted, so that index algebra on it still sees a ramp (dense accesses).
@@ -162,9 +164,10 @@ class LaneWidener : public IRMutator {
     if (op->for_kind == ForKind::Vectorized) throw CannotVectorize{"a vectorized loop inside"};
     Expr lo = mutate(op->min), ext = mutate(op->extent);
     if (is_vector(lo) || is_vector(ext)) throw CannotVectorize{"a loop whose bounds depend on the lanes"};
-    Stmt body = mutate(op->body);
-    if (body.same_as(op->body) && lo.same_as(op->min) && ext.same_as(op->extent)) return self;
-    return For::make(op->var, lo, ext, op->for_kind, body, op->span);
+    // A fresh loop variable, as for a LetStmt above.
+    VarRef fresh = VarNode::make(op->var->name, op->var->dtype, op->var->span);
+    replace_[op->var.get()] = var_expr(fresh);
+    return For::make(fresh, lo, ext, op->for_kind, mutate(op->body), op->span);
   }
 
   Stmt mutate_IfThenElse(const IfThenElse* op, const Stmt& self) override {
