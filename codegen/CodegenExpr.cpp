@@ -631,6 +631,18 @@ bool FunctionCodegen::lane_offsets(const Expr& e, int lanes, Expr& base, std::ve
       off.resize(lanes);
       for (int i = 0; i < lanes; ++i) off[i] = oa[i] * *c;
       return true;
+    case BinaryOp::Min:
+    case BinaryOp::Max: {
+      // A clamp at a constant position (an edge vector): every lane's value is known.
+      if (!c || !lane_offsets(op->a, lanes, ba, oa)) return false;
+      std::optional<int64_t> k = const_int(ba);
+      if (!k) return false;
+      base = make_const(ba.dtype(), 0);
+      off.resize(lanes);
+      for (int i = 0; i < lanes; ++i)
+        off[i] = op->op == BinaryOp::Min ? std::min(*k + oa[i], *c) : std::max(*k + oa[i], *c);
+      return true;
+    }
     case BinaryOp::Div:
     case BinaryOp::Mod: {
       if (!c || *c <= 0 || *c > kMaxMultiple || !lane_offsets(op->a, lanes, ba, oa)) return false;
@@ -691,12 +703,72 @@ llvm::Value* FunctionCodegen::interleaved_load(const Load* op, llvm::Type* mty) 
   return nullptr;
 }
 
+// A vector load whose lanes read known offsets from an aligned scalar base, each vector
+// register's worth of lanes within two neighbouring aligned vectors: a clamped tap at a
+// constant position (I[y, max(x - 1, 0)] over the first vector of a row reads lanes 0, 0, 1,
+// ..., 126). The aligned vectors, then one two-vector shuffle per register (a realignment, or
+// a permute for repeated lanes), instead of a lane-by-lane gather. Null when the load is not
+// of that form.
+llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
+  int64_t width = hooks_->split_load_bytes();
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(mty);
+  if (!width || !vt || op->indices.size() != 1 || !vt->getElementType()->isIntegerTy() ||
+      vt->getScalarSizeInBits() % 8)
+    return nullptr;
+  int64_t eb = vt->getScalarSizeInBits() / 8;
+  int lanes = op->dtype.lanes;
+  int64_t per = width / eb;  // lanes per vector register
+  if (lanes < 2 || width % eb || (lanes * eb) % width) return nullptr;
+  Expr base;
+  std::vector<int64_t> off;
+  if (!lane_offsets(op->indices[0], lanes, base, off)) return nullptr;
+  auto it = handle_align_.find(op->buffer->data.get());
+  int64_t base_align = low_power_of_two(it == handle_align_.end() ? eb : it->second);
+  std::optional<int64_t> k = const_int(base);
+  int64_t multiple = k ? (*k == 0 ? kMaxMultiple : low_power_of_two(std::abs(*k))) : known_multiple(base);
+  if (std::min(base_align, kParamAlignment) < width || (multiple * eb) % width) return nullptr;
+  auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
+  // Each register's lanes: within blocks b and b + 1 (in units of `per` elements).
+  std::vector<int64_t> first_block;
+  for (int64_t p = 0; p < lanes; p += per) {
+    int64_t lo = off[p], hi = off[p];
+    for (int64_t i = p; i < p + per; ++i) lo = std::min(lo, off[i]), hi = std::max(hi, off[i]);
+    int64_t b = floor_div(lo, per);
+    if (floor_div(hi, per) > b + 1) return nullptr;
+    first_block.push_back(b);
+  }
+  llvm::Value* start = handle_of(op->buffer);
+  if (!k || *k != 0)
+    start = b_.CreateInBoundsGEP(memory_type(ctx_, op->buffer->dtype), start, to_index(eval(base), base.dtype()));
+  auto* piece_ty = llvm::FixedVectorType::get(vt->getElementType(), per);
+  auto block = [&](int64_t b) {
+    llvm::Value* p = b_.CreateConstGEP1_64(vt->getElementType(), start, b * per);
+    return b_.CreateAlignedLoad(piece_ty, p, llvm::Align(width));
+  };
+  std::vector<llvm::Value*> pieces;
+  for (size_t r = 0; r < first_block.size(); ++r) {
+    int64_t b = first_block[r];
+    std::vector<int> mask;
+    bool two = false;
+    for (int64_t i = 0; i < per; ++i) {
+      int64_t at = off[r * per + i] - b * per;
+      two |= at >= per;
+      mask.push_back(static_cast<int>(at));
+    }
+    llvm::Value* lo = block(b);
+    pieces.push_back(two ? b_.CreateShuffleVector(lo, block(b + 1), mask) : b_.CreateShuffleVector(lo, mask));
+  }
+  return pieces.size() == 1 ? pieces[0] : llvm::concatenateVectors(b_, pieces);
+}
+
 llvm::Value* FunctionCodegen::eval_load(const Load* op) {
   llvm::Type* mty = memory_type(ctx_, op->dtype);
   if (!op->dtype.is_bool())
     if (llvm::Value* v = realigned_load(op, mty)) return v;
   if (!op->dtype.is_bool() && op->dtype.is_vector())
     if (llvm::Value* v = interleaved_load(op, mty)) return v;
+  if (!op->dtype.is_bool() && op->dtype.is_vector())
+    if (llvm::Value* v = window_load(op, mty)) return v;
   Access a = address(op->buffer, op->indices);
   llvm::Value* v = nullptr;
   if (a.is_gather && target_.is_hexagon) {

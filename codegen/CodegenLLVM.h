@@ -146,6 +146,7 @@ class FunctionCodegen {
   llvm::Value* to_index(llvm::Value* v, DataType t);  // to the pointer-width index type
   llvm::Value* realigned_load(const Load* op, llvm::Type* mty);
   llvm::Value* interleaved_load(const Load* op, llvm::Type* mty);
+  llvm::Value* window_load(const Load* op, llvm::Type* mty);
   bool lane_offsets(const Expr& e, int lanes, Expr& base, std::vector<int64_t>& off) const;
   // The piece size when a load of type t is split into register-wide loads (0: not split).
   int64_t split_bytes(llvm::Type* t) const;

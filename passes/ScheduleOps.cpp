@@ -19,7 +19,9 @@
 //     stage's allocation right before its loop nest (for a compute_at stage, where its nest
 //     would be: its buffer keeps its whole shape, and its consumer, its only reader, comes
 //     later); after each stage, close the top allocation while no later stage reads its
-//     buffer; close the rest at the end.
+//     buffer (a stage computed at another reads where its consumer is); close the rest at
+//     the end. A store_at stage opens nothing here: its consumer's nest allocates its region
+//     inside the loop it is computed at (StageLoopNest.h).
 //  5. storage_align: allocate each aligned stage with its padded shape (aligned_shape) and
 //     send every access of it through that buffer, indices unchanged (align_storage).
 #include "passes/ScheduleOps.h"
@@ -322,7 +324,7 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
 bool has_loop_schedule(const Stage& stage) {
   for (const auto& p : stage.schedule)
     if (p.kind != ScheduleKind::SetScope && p.kind != ScheduleKind::ComputeInline &&
-        p.kind != ScheduleKind::ComputeAt && p.kind != ScheduleKind::StorageAlign)
+        p.kind != ScheduleKind::ComputeAt && p.kind != ScheduleKind::StoreAt && p.kind != ScheduleKind::StorageAlign)
       return true;
   return false;
 }
@@ -515,6 +517,13 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
     rc.visit(st.body);
     reads.push_back(std::move(rc.reads));
   }
+  // A stage computed at another reads what it reads there, inside its consumer's nest: the
+  // buffers it reads stay allocated until then (a store_at stage has no allocation of its own
+  // to keep them open: tests/difftest/regressions/store_at_reads_vtcm.dsp).
+  for (size_t s = 0; s < stages.size(); ++s)
+    if (const SchedulePrimitive* p = stages[s].computed_at())
+      for (size_t c = s + 1; c < stages.size(); ++c)
+        if (stages[c].out->name == p->consumer) reads[c].insert(reads[s].begin(), reads[s].end());
   auto read_after = [&](const Buffer& b, size_t stage) {
     for (size_t later = stage + 1; later < reads.size(); ++later)
       if (reads[later].count(b.get())) return true;
@@ -531,7 +540,7 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
   std::map<std::string, std::vector<ComputedAt>> computed_at;
   for (const auto& stage : stages)
     if (const SchedulePrimitive* p = stage.computed_at())
-      computed_at[p->consumer].push_back({&stage, p->vars.at(0)});
+      computed_at[p->consumer].push_back({&stage, p->vars.at(0), stage.stored_at() != nullptr});
   for (size_t s = 0; s < stages.size();) {
     // Sibling stages the automatic schedule computes in one loop nest (step 3b).
     size_t end = s + 1;
@@ -540,7 +549,8 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
     Stmt fused;
     for (size_t k = s; k < end; ++k) {
       const Stage& stage = stages[k];
-      if (!is_param(f, stage.out)) open.push_back({stage.out, stage.span, {}});
+      // A store_at stage's storage is allocated inside its consumer's loop (StageLoopNest.h).
+      if (!is_param(f, stage.out) && !stage.stored_at()) open.push_back({stage.out, stage.span, {}});
       if (stage.computed_at()) continue;
       Stmt nest = lower_stage(stage, used, options, computed_at[stage.out->name]);
       fused = fused ? fuse(fused, nest) : nest;  // box by box (fuse zips sequences)

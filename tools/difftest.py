@@ -16,7 +16,7 @@ Each case is one function (tools/difftest.py --print shows it) with:
     casts, select with comparisons and logic, min/max/abs/clamp, sum/min/max reductions,
     and clamped neighbourhood reads of inputs and earlier stages;
   - a random schedule: none (the automatic one) or per stage some of split, tile, reorder,
-    vectorize, unroll, parallel, compute_at, compute_inline, set_scope("local.vtcm"),
+    vectorize, unroll, parallel, compute_at (and store_at at its loop), compute_inline, set_scope("local.vtcm"),
     cache_read, cache_write, storage_align and prefetch, combined as the README allows.
 It runs `dspc run FILE --random-inputs --seed=K --check --json` for each target. A case FAILS
 when dspc crashes or reports an internal error, or when --check finds a difference (a
@@ -236,6 +236,8 @@ class Case:
                 consumer = next(s for s in self.stages if s.name == at[st.name])
                 loop = self.vars(consumer)[0]
                 chain.append(f"compute_at({consumer.name}, {loop})")
+                if rng.random() < 0.4:  # storage of the region only, inside that loop
+                    chain.append(f"store_at({consumer.name}, {loop})")
             elif outer and reads_inputs and rng.random() < 0.15:
                 chain.append(f"prefetch({rng.choice(reads_inputs)}, {outer}, {rng.choice([1, 2])})")
             if chain:

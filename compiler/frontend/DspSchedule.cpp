@@ -83,6 +83,12 @@ class ScheduleChecker {
                                         "': it is computed inline, so it is never in memory");
           break;
         }
+        if (auto t = scope_.stage_index.find(p.tensor); t != scope_.stage_index.end() && stages_[t->second].stored_at()) {
+          log_.error(p.tensor_span, "cannot prefetch '" + p.tensor + "' in '" + st.out->name +
+                                        "': it is stored at '" + st.out->name +
+                                        "', so its storage lives only inside one loop iteration");
+          break;
+        }
         for (const auto& d : it->second.dims())
           if (d.name == p.vars[0] && d.kind == ForKind::Vectorized) {
             log_.error(p.var_spans[0], "cannot prefetch at vectorized loop '" + p.vars[0] + "' of '" +
@@ -107,6 +113,23 @@ class ScheduleChecker {
                    "cannot compute '" + st.out->name + "' at '" + p->consumer + "': '" + p->consumer +
                        "' is itself computed " +
                        (consumer.is_inlined() ? "inline" : "at another stage (not supported yet)"));
+    }
+    // A store_at names the loop its stage is computed at: storage local to one iteration of
+    // that loop. Storage at a loop further out (Halide's sliding windows) is not supported yet.
+    for (const auto& st : stages_) {
+      const SchedulePrimitive* s = st.stored_at();
+      if (!s || failed.count(st.out->name) || failed.count(s->consumer)) continue;
+      const SchedulePrimitive* p = st.computed_at();
+      if (!p) {
+        log_.error(s->span, "store_at needs a compute_at: '" + st.out->name + "' is stored at '" + s->consumer +
+                                "' but not computed there (add " + st.out->name + ".compute_at(" + s->consumer +
+                                ", " + s->vars[0] + "))");
+        continue;
+      }
+      if (p->consumer != s->consumer || p->vars[0] != s->vars[0])
+        log_.error(s->var_spans[0], "store_at(" + s->consumer + ", " + s->vars[0] + ") must name the loop '" +
+                                        st.out->name + "' is computed at (" + p->consumer + ", " + p->vars[0] +
+                                        "): storage at another loop is not supported yet");
     }
   }
 
@@ -154,27 +177,32 @@ class ScheduleChecker {
     if (p.kind == ScheduleKind::ComputeInline && st.computed_at())
       return fail(c.prim_span, "cannot compute_inline '" + c.target + "': it is computed at '" +
                                    st.computed_at()->consumer + "'");
-    if (p.kind != ScheduleKind::ComputeAt) return true;
+    if (p.kind == ScheduleKind::ComputeInline && st.stored_at())
+      return fail(c.prim_span, "cannot compute_inline '" + c.target + "': it is stored at '" +
+                                   st.stored_at()->consumer + "'");
+    if (p.kind != ScheduleKind::ComputeAt && p.kind != ScheduleKind::StoreAt) return true;
+    bool store = p.kind == ScheduleKind::StoreAt;
+    std::string verb = store ? "store" : "compute";
     if (st.is_result)
       return fail(c.target_span,
-                  "cannot compute_at result '" + c.target + "': results are always stored whole");
-    if (st.computed_at())
+                  "cannot " + c.prim + " result '" + c.target + "': results are always stored whole");
+    if (const SchedulePrimitive* q = store ? st.stored_at() : st.computed_at())
       return fail(c.prim_span,
-                  "stage '" + c.target + "' is already computed at '" + st.computed_at()->consumer + "'");
+                  "stage '" + c.target + "' is already " + verb + "d at '" + q->consumer + "'");
     auto consumer = scope_.stage_index.find(p.consumer);
     if (consumer == scope_.stage_index.end()) {
       if (scope_.stage_names.count(p.consumer)) return false;  // its own error explains it
-      return fail(p.consumer_span, "unknown stage '" + p.consumer + "' in compute_at");
+      return fail(p.consumer_span, "unknown stage '" + p.consumer + "' in " + c.prim);
     }
     if (p.consumer == c.target)
-      return fail(p.consumer_span, "stage '" + c.target + "' cannot be computed at itself");
+      return fail(p.consumer_span, "stage '" + c.target + "' cannot be " + verb + "d at itself");
     if (!reads(stages_[consumer->second], st.out))
       return fail(p.consumer_span,
-                  "cannot compute '" + c.target + "' at '" + p.consumer + "', which does not read it");
+                  "cannot " + verb + " '" + c.target + "' at '" + p.consumer + "', which does not read it");
     for (const auto& other : stages_) {
       if (!reads(other, st.out)) continue;
       if (other.out->name != p.consumer)
-        return fail(p.consumer_span, "cannot compute '" + c.target + "' at '" + p.consumer + "': stage '" +
+        return fail(p.consumer_span, "cannot " + verb + " '" + c.target + "' at '" + p.consumer + "': stage '" +
                                          other.out->name + "' reads it too");
     }
     return true;
@@ -221,6 +249,9 @@ class ScheduleChecker {
     if (st.computed_at())
       return fail(c.prim_span, "cannot cache_write '" + c.target + "': it is computed at '" +
                                    st.computed_at()->consumer + "'");
+    if (st.stored_at())
+      return fail(c.prim_span, "cannot cache_write '" + c.target + "': it is stored at '" +
+                                   st.stored_at()->consumer + "'");
     cache_write(c, at->second, *scope);
     return true;
   }
@@ -248,9 +279,10 @@ class ScheduleChecker {
     }
     if (auto p = scope_.stage_index.find(a.text); p != scope_.stage_index.end()) {
       const Stage& producer = stages_[p->second];
-      if (producer.computed_at()) {
-        log_.error(a.span, "cannot cache_read '" + a.text + "': it is computed at '" +
-                               producer.computed_at()->consumer + "'");
+      if (producer.computed_at() || producer.stored_at()) {
+        const SchedulePrimitive* q = producer.computed_at() ? producer.computed_at() : producer.stored_at();
+        log_.error(a.span, "cannot cache_read '" + a.text + "': it is " +
+                               (producer.computed_at() ? "computed" : "stored") + " at '" + q->consumer + "'");
         return false;
       }
     }
@@ -310,7 +342,8 @@ class ScheduleChecker {
     std::string name = compute.out->name;
     for (auto& other : stages_)
       for (auto& p : other.schedule)
-        if (p.kind == ScheduleKind::ComputeAt && p.consumer == c.target) p.consumer = name;
+        if ((p.kind == ScheduleKind::ComputeAt || p.kind == ScheduleKind::StoreAt) && p.consumer == c.target)
+          p.consumer = name;
     if (auto it = loops_->find(c.target); it != loops_->end()) {
       loops_->emplace(name, std::move(it->second));
       loops_->erase(it);
@@ -430,8 +463,9 @@ class ScheduleChecker {
                     const LoopSchedule& loops) {
     if (p.kind != ScheduleKind::ComputeInline) {
       if (!st.is_inlined()) return true;
-      if (p.kind == ScheduleKind::ComputeAt)
-        log_.error(c.prim_span, "stage '" + c.target + "' is computed inline, so it cannot be computed at '" +
+      if (p.kind == ScheduleKind::ComputeAt || p.kind == ScheduleKind::StoreAt)
+        log_.error(c.prim_span, "stage '" + c.target + "' is computed inline, so it cannot be " +
+                                    (p.kind == ScheduleKind::StoreAt ? "stored" : "computed") + " at '" +
                                     p.consumer + "'");
       else
         log_.error(c.prim_span,
@@ -471,12 +505,13 @@ class ScheduleChecker {
   // The primitive `c` names, its target and its arguments checked; nullopt after an error.
   std::optional<SchedulePrimitive> primitive(const SchedCall& c) {
     static const std::set<std::string> kNotYet = {
-        "compute_root", "store_at",        "store_root",   "fuse",       "bound",      "rfactor",
+        "compute_root", "store_root",   "fuse",       "bound",      "rfactor",
         "reorder_storage", "fold_storage", "gpu_blocks", "gpu_threads"};
     std::optional<ScheduleKind> kind;
     for (ScheduleKind k : {ScheduleKind::Split, ScheduleKind::Tile, ScheduleKind::Reorder,
                            ScheduleKind::Vectorize, ScheduleKind::Unroll, ScheduleKind::Parallel,
-                           ScheduleKind::ComputeInline, ScheduleKind::ComputeAt, ScheduleKind::StorageAlign,
+                           ScheduleKind::ComputeInline, ScheduleKind::ComputeAt, ScheduleKind::StoreAt,
+                           ScheduleKind::StorageAlign,
                            ScheduleKind::Prefetch})
       if (c.prim == schedule_kind_name(k)) kind = k;
     if (!kind && kNotYet.count(c.prim)) {
@@ -535,6 +570,10 @@ class ScheduleChecker {
       case ScheduleKind::ComputeAt:
         forms = {"NN"};
         usage = "compute_at expects a stage and one of its loops, e.g. compute_at(C, y)";
+        break;
+      case ScheduleKind::StoreAt:
+        forms = {"NN"};
+        usage = "store_at expects a stage and the loop of it the stage is computed at, e.g. store_at(C, y)";
         break;
       case ScheduleKind::StorageAlign:
         forms = {"DF"};
@@ -613,6 +652,7 @@ class ScheduleChecker {
         }
         break;
       case ScheduleKind::ComputeAt:
+      case ScheduleKind::StoreAt:
         p.consumer = name(0);
         if (auto w = computed_in_.find(p.consumer); w != computed_in_.end()) p.consumer = w->second;
         p.consumer_span = span(0);

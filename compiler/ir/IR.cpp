@@ -140,6 +140,12 @@ const SchedulePrimitive* Stage::computed_at() const {
   return nullptr;
 }
 
+const SchedulePrimitive* Stage::stored_at() const {
+  for (const auto& p : schedule)
+    if (p.kind == ScheduleKind::StoreAt) return &p;
+  return nullptr;
+}
+
 int64_t BufferNode::num_elements() const {
   int64_t n = 1;
   for (int64_t e : shape) n *= e;

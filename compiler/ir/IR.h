@@ -443,6 +443,9 @@ struct Stage {
   bool is_inlined() const;
   // The compute_at primitive that places the stage in a loop of a later stage, or null.
   const SchedulePrimitive* computed_at() const;
+  // The store_at primitive that allocates the stage's storage inside a loop of a later stage
+  // (the loop it is computed at), or null.
+  const SchedulePrimitive* stored_at() const;
 };
 
 struct TensorFunc {

@@ -23,7 +23,7 @@ LoopSchedule::LoopSchedule(std::string stage, const std::vector<std::string>& in
 
 std::optional<ScheduleError> LoopSchedule::apply(const SchedulePrimitive& p) {
   if (p.kind == ScheduleKind::SetScope || p.kind == ScheduleKind::ComputeInline ||
-      p.kind == ScheduleKind::ComputeAt || p.kind == ScheduleKind::StorageAlign)
+      p.kind == ScheduleKind::ComputeAt || p.kind == ScheduleKind::StoreAt || p.kind == ScheduleKind::StorageAlign)
     return std::nullopt;
   LoopSchedule before = *this;
   auto error = apply_loop(p);
@@ -92,6 +92,7 @@ std::optional<ScheduleError> LoopSchedule::apply_loop(const SchedulePrimitive& p
     case ScheduleKind::SetScope:
     case ScheduleKind::ComputeInline:
     case ScheduleKind::ComputeAt:
+    case ScheduleKind::StoreAt:
     case ScheduleKind::StorageAlign:
     case ScheduleKind::Prefetch: break;
   }

@@ -23,6 +23,7 @@ namespace dspc {
   X(Parallel, "parallel")            \
   X(ComputeInline, "compute_inline") \
   X(ComputeAt, "compute_at")         \
+  X(StoreAt, "store_at")             \
   X(StorageAlign, "storage_align")   \
   X(Prefetch, "prefetch")
 
@@ -49,6 +50,7 @@ const char* schedule_kind_name(ScheduleKind k);
 //   parallel       {v}               -                         -
 //   compute_inline -                 -                         -
 //   compute_at     {v} (a loop of the consumer stage, named in `consumer`)
+//   store_at       {v} (a loop of the consumer stage, named in `consumer`)
 //   storage_align  -                 -                         {dim, F}    (dim: the index of
 //                                                                            the dimension)
 //   prefetch       {v} (a loop of this stage)                  {distance}  (the tensor in
@@ -65,7 +67,7 @@ struct SchedulePrimitive {
   std::vector<int64_t> factors;
   std::vector<Span> factor_spans;
   StorageScope scope = StorageScope::Global;
-  std::string consumer;  // compute_at: the stage in whose loop this one is computed
+  std::string consumer;  // compute_at, store_at: the stage in whose loop this one is computed, stored
   Span consumer_span;
   std::string tensor;  // prefetch: the input or stage whose reads are fetched ahead
   Span tensor_span;

@@ -177,7 +177,7 @@ std::vector<LoopRange> compute_at_region(const Stage& producer, const Expr& body
       lo = lo ? Binary::make(BinaryOp::Min, lo, i->lo) : i->lo;
       hi = hi ? Binary::make(BinaryOp::Max, hi, i->hi) : i->hi;
     }
-    int64_t extent = 0;
+    int64_t extent = 0, highest_lo = 0;
     std::map<const VarNode*, int64_t> env;
     // Odometer over the outside loops: the largest hi - lo + 1.
     std::function<bool(size_t)> walk = [&](size_t k) {
@@ -185,6 +185,7 @@ std::vector<LoopRange> compute_at_region(const Stage& producer, const Expr& body
         auto l = evaluate(lo, env), h = evaluate(hi, env);
         if (!l || !h || *l < 0 || *h >= shape) return false;
         extent = std::max(extent, *h - *l + 1);
+        highest_lo = std::max(highest_lo, *l);
         return true;
       }
       for (int64_t v = 0; v < outside[k].second.second; ++v) {
@@ -197,7 +198,11 @@ std::vector<LoopRange> compute_at_region(const Stage& producer, const Expr& body
       out.push_back(whole);
       continue;
     }
-    out.push_back(LoopRange(Binary::make(BinaryOp::Min, lo, make_i32(shape - extent)), extent));
+    // The min only when some iteration needs it (a shorter region near the end).
+    if (highest_lo <= shape - extent)
+      out.push_back(LoopRange(lo, extent));
+    else
+      out.push_back(LoopRange(Binary::make(BinaryOp::Min, lo, make_i32(shape - extent)), extent));
   }
   return out;
 }

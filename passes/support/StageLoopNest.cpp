@@ -6,7 +6,9 @@
 #include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/LoopSchedule.h"
+#include "passes/Simplify.h"
 #include "passes/support/ComputeAtRegion.h"
+#include "passes/support/Partition.h"
 
 namespace dspc {
 
@@ -164,6 +166,48 @@ std::vector<LoopRange> full_ranges(const Stage& stage) {
 
 namespace {
 
+Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::set<std::string>& used,
+                const std::vector<ComputedAt>& computed_at, bool renamed, bool group);
+
+// A store_at producer's nest over `region`. When the region's innermost range is the same at
+// every iteration (a constant min), it is widened to whole vectors of the producer's
+// vectorized innermost split (its min rounded down and its end up to multiples of the
+// factor, within the shape: aligned stores into its buffer), `region` is updated, and the
+// range is partitioned as boundary_regions partitions the whole stage along that dimension:
+// clamp-free vectors inside, the clamped edges apart.
+Stmt build_local_producer(const Stage& producer, std::vector<LoopRange>& region, std::set<std::string>& used,
+                          bool group) {
+  size_t inner = region.size() - 1;
+  const IntImm* m = as_int(simplify_expr(region[inner].min));
+  if (!m) return build_nest(producer, region, used, {}, true, group);
+  int64_t shape = producer.out->shape[inner];
+  LoopSchedule schedule = loop_schedule_of(producer);
+  int64_t lanes = 1;
+  for (const auto& s : schedule.splits())
+    if (s.old_var == producer.index_vars[inner]->name)
+      for (const auto& d : schedule.dims())
+        if (d.name == s.inner && d.kind == ForKind::Vectorized) lanes = s.factor;
+  int64_t lo = m->value, hi = lo + region[inner].extent;
+  lo = lo / lanes * lanes;
+  hi = std::min(shape, (hi + lanes - 1) / lanes * lanes);
+  region[inner] = LoopRange(lo, hi - lo);
+  std::vector<Stmt> parts;
+  std::set<std::pair<int64_t, int64_t>> done;
+  for (const Region& box : boundary_regions(producer, 27, inner)) {
+    int64_t a = std::max(lo, box[inner].min), b = std::min(hi, box[inner].min + box[inner].extent);
+    if (a >= b || !done.insert({a, b}).second) continue;
+    Region decided;
+    for (int64_t e : producer.out->shape) decided.push_back({0, e});
+    decided[inner] = {a, b - a};
+    Stage piece = producer;
+    piece.body = drop_decided_minmax(producer.body, producer, decided);
+    std::vector<LoopRange> ranges = region;
+    ranges[inner] = LoopRange(a, b - a);
+    parts.push_back(build_nest(piece, ranges, used, {}, true, group));
+  }
+  return parts.size() == 1 ? parts[0] : Seq::make(parts);
+}
+
 // `renamed`: the loops get names <stage>_<loop> fresh among `used`, as a nest computed inside
 // another stage's loops must not reuse the names of the loops around it.
 Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::set<std::string>& used,
@@ -232,6 +276,7 @@ Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::s
   // Producers computed at a loop: their nests, over the region one iteration reads, open
   // that loop's body (in the order given).
   std::vector<std::vector<Stmt>> at_dim(schedule.dims().size());
+  std::vector<std::vector<Buffer>> at_local(schedule.dims().size());
   for (const auto& c : computed_at) {
     size_t at = schedule.dims().size();
     for (size_t d = 0; d < schedule.dims().size(); ++d)
@@ -243,7 +288,46 @@ Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::s
       (d < at ? inside : outside).push_back({l.var, l.min, l.extent});
     }
     std::vector<LoopRange> region = compute_at_region(*c.producer, body, inside, outside);
-    at_dim[at].push_back(build_nest(*c.producer, region, used, {}, true, group));
+    Stmt produce = c.local ? build_local_producer(*c.producer, region, used, group)
+                           : build_nest(*c.producer, region, used, {}, true, group);
+    if (c.local) {
+      // store_at: the region's own buffer, indices relative to the region's min.
+      const Buffer& whole = c.producer->out;
+      std::vector<int64_t> shape;
+      for (const auto& r : region) shape.push_back(r.extent);
+      shape = aligned_shape(shape, c.producer->schedule);
+      Buffer local = BufferNode::make(whole->name, whole->dtype, shape, whole->scope, whole->span);
+      struct Relocate : IRMutator {
+        const BufferNode* from;
+        Buffer to;
+        std::vector<Expr> mins;
+        std::vector<Expr> shift(const std::vector<Expr>& indices) {
+          std::vector<Expr> out;
+          for (size_t d = 0; d < indices.size(); ++d)
+            out.push_back(is_zero(mins[d]) ? indices[d] : Binary::make(BinaryOp::Sub, indices[d], mins[d]));
+          return out;
+        }
+        Expr mutate_Load(const Load* op, const Expr& self) override {
+          Expr e = IRMutator::mutate_Load(op, self);
+          const Load* l = e.as<Load>();
+          if (l->buffer.get() != from) return e;
+          return Load::make(to, shift(l->indices), l->span);
+        }
+        Stmt mutate_Store(const Store* op, const Stmt& self) override {
+          Stmt st = IRMutator::mutate_Store(op, self);
+          const Store* s = st.as<Store>();
+          if (s->buffer.get() != from) return st;
+          return Store::make(to, shift(s->indices), s->value, s->span);
+        }
+      } relocate;
+      relocate.from = whole.get();
+      relocate.to = local;
+      for (const auto& r : region) relocate.mins.push_back(r.min);
+      produce = relocate.mutate(produce);
+      body = relocate.mutate(body);
+      at_local[at].push_back(local);
+    }
+    at_dim[at].push_back(produce);
   }
 
   // prefetch(T, v, d): at the start of each iteration of loop v, a hint for the region of T
@@ -307,6 +391,7 @@ Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::s
       at_dim[d].push_back(nest);
       nest = Seq::make(at_dim[d]);
     }
+    for (auto it = at_local[d].rbegin(); it != at_local[d].rend(); ++it) nest = Allocate::make(*it, nest, (*it)->span);
     nest = For::make(l.var, l.min, make_i32(l.extent), schedule.dims()[d].kind, nest, stage.span);
   }
   return nest;

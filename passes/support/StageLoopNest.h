@@ -24,9 +24,12 @@ struct LoopRange {
 
 // A stage computed inside a loop of the stage being built (compute_at): at the start of
 // each iteration of `loop`, the nest of `producer` over the region that iteration reads.
+// `local` (store_at at the same loop): the producer's storage is that region only, allocated
+// inside the loop's body, instead of its whole buffer.
 struct ComputedAt {
   const Stage* producer;
   std::string loop;
+  bool local = false;
 };
 
 // (0, shape[d]) for every dimension d of `stage`: the whole stage.
@@ -53,7 +56,10 @@ std::vector<LoopRange> full_ranges(const Stage& stage);
 //  - each `computed_at` producer's nest opens the body of its loop: built by this function
 //    over the region one iteration of that loop reads (compute_at_region, ComputeAtRegion.h),
 //    its loops named <producer>_<loop> (fresh among `used`) so that no loop shadows one
-//    around it. The producer itself must not be computed at another stage.
+//    around it. The producer itself must not be computed at another stage. A `local`
+//    producer is stored in a new buffer of the region's extents (its storage_align padding
+//    applied), allocated around the loop's body: every store and load of the producer in
+//    that body goes to it, each index minus the region's min in its dimension.
 // Ignores compute_inline (schedule-ops substitutes inlined stages before calling this).
 // With `group_dot_products`, reductions are lowered as lower_reductions says.
 Stmt build_stage_loop_nest(const Stage& stage, const std::vector<LoopRange>& ranges,

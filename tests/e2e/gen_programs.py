@@ -671,6 +671,51 @@ def schedule_program():
     return p
 
 
+def store_at_program():
+    p = Program("store_at", "store_at: a producer stored in a buffer of its compute_at region, inside the consumer's\n"
+                "loop (widened to whole vectors and partitioned at its clamps when the region's innermost\n"
+                "range is fixed), and vector loads at constant positions whose clamps repeat lanes (read as\n"
+                "aligned vectors and a shuffle), on extents 1, 3, 127, 130 and 256.\n"
+                "The interpreter runs the unscheduled program.")
+    # The dilation of bench/schedules/dilate3x3.dsp at a small size: rows paired, the vertical
+    # maximum stored per pair of rows, the horizontal taps clamped at the row's two edge vectors.
+    p.func("rows", [("I", "u8", [7, 256])], [("O", "u8", [7, 256])],
+           ["V[y: 7, x: 256] = select(y % 2 == 0, max(I[clamp(y - 1, 0, 6), x], max(I[y, x], I[clamp(y + 1, 0, 6), x])), "
+            "max(max(I[clamp(y - 1, 0, 6), x], I[y, x]), I[clamp(y + 1, 0, 6), x]))",
+            "O[y, x] = max(V[y, max(x - 1, 0)], max(V[y, x], V[y, min(x + 1, 255)]))"],
+           ["O.split(y, y, yi, 2).unroll(yi).vectorize(x)",
+            "V.compute_at(O, y).store_at(O, y).unroll(y).vectorize(x, 128).unroll(x)"])
+    # Clamped reads in the producer (partitioned), a region wider than the reads (widened to
+    # whole vectors of 64), storage_align, a consumer loop inside the store loop.
+    p.func("clamped", [("I", "i16", [127, 130])], [("O", "i16", [127, 130])],
+           ["H[y: 127, x: 130] = I[y, clamp(x - 1, 0, 129)] + I[y, x] * 2 - I[y, clamp(x + 1, 0, 129)]",
+            "O[y, x] = H[y, clamp(x - 2, 0, 129)] ^ H[y, 129 - x] + H[y, x]"],
+           ["H.compute_at(O, y).store_at(O, y).vectorize(x, 64).storage_align(y, 128)",
+            "O.split(x, xo, xi, 32).vectorize(xi)"])
+    # A region whose min moves with the loop (no widening), in VTCM, read by a reduction; and
+    # tiny extents.
+    p.func("moving", [("A", "i32", [3, 130]), ("B", "u8", [1, 3]), ("E", "u8", [1])],
+           [("C", "i32", [3, 130]), ("D", "u8", [1, 3]), ("F", "u8", [1])],
+           ["P[y: 3, x: 130] = A[y, x] * 7 - A[2 - y, x]",
+            "C[y, x] = sum(P[clamp(y + k - 1, 0, 2), clamp(x + j - 2, 0, 129)], k: 3, j: 5) + P[y, x]",
+            "T[y: 1, x: 3] = B[y, 2 - x] ^ 90",
+            "D[y, x] = T[y, x] + T[0, 2 - x]",
+            "U[x: 1] = E[x] * 3",
+            "F[x] = U[x] + 1"],
+           ['P.set_scope("local.vtcm").compute_at(C, xo).store_at(C, xo)', "C.tile(x, y, xo, yo, xi, yi, 32, 2)",
+            "T.compute_at(D, x).store_at(D, x)", "U.store_at(F, x).compute_at(F, x)"])
+    # Window loads: clamped taps over a whole row at a constant position (a consumer with a
+    # compute_at producer is not partitioned), in 8-, 16- and 32-bit lanes; 130 u8 lanes are
+    # not whole vectors (a gather).
+    for t, w in (("u8", 256), ("i16", 128), ("i32", 64), ("u8", 130)):
+        p.func(f"window_{t}_{w}", [("I", t, [3, w])], [("O", t, [3, w])],
+               [f"P[y: 3, x: {w}] = I[y, x] ^ 5",
+                f"O[y, x] = max(P[y, max(x - 1, 0)], P[y, min(x + 1, {w - 1})]) - P[y, max(x - 2, 0)] "
+                f"+ P[y, min(x + 3, {w - 1})]"],
+               ["P.compute_at(O, y).store_at(O, y).vectorize(x)", "O.vectorize(x)"])
+    return p
+
+
 def programs():
     """Most groups are split into one file per function, so that each test compiles only the
     function it runs; access, vtcm and reduce keep several functions per file (run with --func)."""
@@ -683,6 +728,7 @@ def programs():
     ps += schedule_program().split()  # last: the seeds of the programs above stay as they were
     ps += boxes_program().split()
     ps += layouts_program().split()
+    ps += store_at_program().split()
     # A few programs also run for the oldest Hexagon version, and are compiled and linked for
     # the newest ones (qemu-hexagon -cpu v67 cannot decode all v69/v73 instructions).
     others = {"float_f32_arith", "float_f32_edge", "float_f64_arith", "int_i16_shift", "int_i32_divmod",
