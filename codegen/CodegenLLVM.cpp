@@ -206,25 +206,33 @@ void FunctionCodegen::emit_for(const For* op) {
   // i < end <= INT32_MAX, so i + 1 cannot wrap.
   llvm::Value* next = b_.CreateNSWAdd(iv, b_.getInt32(1), op->var->name + ".next");
   iv->addIncoming(next, b_.GetInsertBlock());
-  set_loop_hints(b_.CreateBr(header), op->for_kind, keep_scalar(op->body));
+  // No software pipelining of loops with 64-bit values on Hexagon: LLVM 19's pipeliner
+  // miscompiled a loop of i64 max reductions (one wrong element;
+  // tests/difftest/regressions/pipeliner_i64_max.dsp; right with -enable-pipeliner=false,
+  // which costs bench/ packets: vadd_u8 2.01 -> 2.13, above Halide). bench/ has no such loop.
+  bool no_pipeline = target_.is_hexagon && computes_64bit(op->body);
+  set_loop_hints(b_.CreateBr(header), op->for_kind, keep_scalar(op->body), no_pipeline);
   b_.SetInsertPoint(exit);
 }
 
 // Loops LLVM's vectoriser must leave scalar (compiler/ir/ScalarOnly.h).
 bool FunctionCodegen::keep_scalar(const Stmt& body) const { return must_stay_scalar(body, target_.is_hexagon); }
 
-void FunctionCodegen::set_loop_hints(llvm::BranchInst* latch, ForKind kind, bool no_vectorize) {
+void FunctionCodegen::set_loop_hints(llvm::BranchInst* latch, ForKind kind, bool no_vectorize, bool no_pipeline) {
   const char* hint = nullptr;
   if (kind == ForKind::Vectorized || no_vectorize) hint = "llvm.loop.vectorize.enable";
   if (kind == ForKind::Unrolled) hint = "llvm.loop.unroll.full";
-  if (!hint) return;  // serial and (for now) parallel loops carry no hint
+  if (!hint && !no_pipeline) return;  // serial and (for now) parallel loops carry no hint
   std::vector<llvm::Metadata*> ops = {nullptr};
   if (kind == ForKind::Vectorized || no_vectorize) {
     llvm::Constant* enable = no_vectorize ? b_.getFalse() : b_.getTrue();
     ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, hint), llvm::ConstantAsMetadata::get(enable)}));
-  } else {
+  } else if (hint) {
     ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, hint)}));
   }
+  if (no_pipeline)
+    ops.push_back(llvm::MDNode::get(
+        ctx_, {llvm::MDString::get(ctx_, "llvm.loop.pipeline.disable"), llvm::ConstantAsMetadata::get(b_.getTrue())}));
   llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, ops);
   id->replaceOperandWith(0, id);
   latch->setMetadata(llvm::LLVMContext::MD_loop, id);
@@ -278,7 +286,18 @@ void FunctionCodegen::emit_store(const Store* op) {
     b_.CreateMaskedScatter(v, a.ptr, a.align, mask);
     return;
   }
-  b_.CreateAlignedStore(v, a.ptr, a.align);
+  llvm::StoreInst* st = b_.CreateAlignedStore(v, a.ptr, a.align);
+  // A store of less than a vector into VTCM is volatile, so that LLVM 19's "Hexagon Vector
+  // Combine" (its AlignVectors part) does not merge it with its neighbours into HVX stores:
+  // it got such groups wrong, a value or a lane lost, in five random programs
+  // (tests/difftest/regressions/vtcm_short_stores_*.dsp). Bisected to that pass
+  // (-hvc-va=false fixes them all), which cannot be turned off: without it vadd_u8 runs 2.25
+  // packets per 128 outputs instead of 2.01, above Halide's 2.09, and sobel loses to Halide
+  // too. Whole-vector stores (every VTCM stage a schedule vectorizes at the HVX width) are
+  // untouched, and bench/ and the op library have no short VTCM stores: no packet changes.
+  if (op->buffer->scope == StorageScope::Vtcm &&
+      static_cast<int64_t>(module_.getDataLayout().getTypeStoreSize(v->getType())) < target_.vector_bytes)
+    st->setVolatile(true);
 }
 
 void build_functions(llvm::Module& module, const Module& m, const Target& target) {

@@ -115,7 +115,7 @@ class FunctionCodegen {
   void emit_allocate(const Allocate* op);
   void emit_store(const Store* op);
   void bind_handle(const VarNode* var, llvm::Value* ptr, int64_t align);
-  void set_loop_hints(llvm::BranchInst* latch, ForKind kind, bool no_vectorize);
+  void set_loop_hints(llvm::BranchInst* latch, ForKind kind, bool no_vectorize, bool no_pipeline = false);
   bool keep_scalar(const Stmt& body) const;
 
   // ---- expressions (CodegenExpr.cpp)

@@ -28,4 +28,21 @@ bool must_stay_scalar(const Stmt& body, bool hexagon) {
   return f.found;
 }
 
+bool computes_64bit(const Stmt& body) {
+  struct Finder : IRVisitor {
+    using IRVisitor::visit;
+    bool found = false;
+    void visit(const Expr& e) override {
+      if (found || !e) return;
+      if (e.dtype().bits == 64 && !e.dtype().is_handle()) {
+        found = true;
+        return;
+      }
+      IRVisitor::visit(e);
+    }
+  } f;
+  f.visit(body);
+  return f.found;
+}
+
 }  // namespace dspc

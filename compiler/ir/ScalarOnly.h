@@ -13,4 +13,7 @@ namespace dspc {
 // tests/golden/codegen/compile-time.dsp; a 130-lane i64 loop exhausted memory).
 bool must_stay_scalar(const Stmt& body, bool hexagon);
 
+// True when `body` computes with 64-bit integers or floats (not handles).
+bool computes_64bit(const Stmt& body);
+
 }  // namespace dspc
