@@ -208,7 +208,7 @@ class DspSyntax {
     }
     if (t.kind != Tok::Int || t.suffix) ts_.fail_expected("extent");
     ts_.next();
-    return {t.int_value, t.span};
+    return {t.int_value, t.span, GenericExtent{}};
   }
 
   void body(FuncDecl& f) {

@@ -178,7 +178,8 @@ Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::s
 Stmt build_local_producer(const Stage& producer, std::vector<LoopRange>& region, std::set<std::string>& used,
                           bool group) {
   size_t inner = region.size() - 1;
-  const IntImm* m = as_int(simplify_expr(region[inner].min));
+  Expr min = simplify_expr(region[inner].min);  // kept alive: `m` points into it
+  const IntImm* m = as_int(min);
   if (!m) return build_nest(producer, region, used, {}, true, group);
   int64_t shape = producer.out->shape[inner];
   LoopSchedule schedule = loop_schedule_of(producer);
