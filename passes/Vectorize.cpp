@@ -260,16 +260,20 @@ class LoopVectorizer : public IRMutator {
     const IntImm* extent = as_int(loop->extent);
     if (extent && extent->value == 1)
       return LetStmt::make(loop->var, loop->min, loop->body, loop->span);
-    // On Hexagon, two or three lanes gain nothing over scalar code (HVX holds 128 bytes) and
-    // reach corners of LLVM 19's Hexagon backend that abort (a compare of <2 x i8> lanes, a
-    // <2 x i16> shift by a splat; found by tools/difftest.py): such loops are unrolled.
-    if (hexagon_ && extent && extent->value < kMinHexagonLanes)
-      return For::make(loop->var, loop->min, loop->extent, ForKind::Unrolled, loop->body, loop->span);
     if (extent && extent->value > 1 && extent->value <= kMaxLanes && !must_stay_scalar(loop->body, hexagon_)) {
       int lanes = static_cast<int>(extent->value);
       try {
-        if (hexagon_ && (lanes & (lanes - 1)) != 0) return power_of_two_pieces(loop, lanes);
-        return widen_at(loop, loop->min, lanes);
+        Stmt whole = widen_at(loop, loop->min, lanes);
+        if (!hexagon_) return whole;
+        // On Hexagon a loop whose widest vector of values is narrower than one HVX register
+        // runs as scalar code: LLVM 19 widens such short vectors to HVX registers and, in
+        // corners found by tools/difftest.py, aborts (HexagonISD::VEXTRACTW, a v4i1
+        // truncate, a <2 x i8> compare), crashes, or stores wrong lanes (overlapping <4 x
+        // i16> stores to VTCM). A fraction of one register gains little over scalar code.
+        int64_t lane_bytes = widest_lane_bytes(whole);
+        if (lanes * lane_bytes < kHvxBytes) return scalar_loop(loop, loop->min, lanes);
+        if ((lanes & (lanes - 1)) != 0) return power_of_two_pieces(loop, lanes, kHvxBytes / lane_bytes);
+        return whole;
       } catch (const CannotVectorize&) {
       }
     }
@@ -287,31 +291,61 @@ class LoopVectorizer : public IRMutator {
     return k == 0 ? a : simplify_expr(Binary::make(BinaryOp::Add, a, make_i32(k)));
   }
 
+  // The bytes per lane of the widest vector values in a widened body (at least 1): loaded,
+  // stored or computed values, not the index vectors of gathers and scatters, nor ramps and
+  // broadcasts inside expressions (as wide as the values they feed).
+  static int64_t widest_lane_bytes(const Stmt& body) {
+    struct Widest : IRVisitor {
+      int64_t bits = 8;
+      void note(const DataType& t) {
+        if (t.lanes > 1) bits = std::max<int64_t>(bits, t.bits);
+      }
+      using IRVisitor::visit;
+      void visit(const Expr& e) override {
+        if (!e) return;
+        if (!e.as<Ramp>() && !e.as<Broadcast>()) note(e.dtype());
+        IRVisitor::visit(e);
+      }
+      void visit_Load(const Load*) override {}
+      void visit_Store(const Store* op) override {
+        note(op->value.dtype());
+        visit(op->value);
+      }
+    } w;
+    w.visit(body);
+    return w.bits / 8;
+  }
+
+  // Lanes [at, at + lanes) as scalar code: unrolled when short, a serial loop otherwise.
+  static Stmt scalar_loop(const For* loop, const Expr& at, int lanes) {
+    return For::make(loop->var, at, make_i32(lanes), lanes <= kMaxUnrolledLanes ? ForKind::Unrolled : ForKind::Serial,
+                     loop->body, loop->span);
+  }
+
   // On Hexagon a vector of L lanes, L not a power of two, becomes power-of-two vectors: LLVM 19's
   // Hexagon backend widens odd vectors (<127 x i16>, <10 x i8>) and aborts in some of those
   // ("Cannot select: HexagonISD::VEXTRACTW", found by tools/difftest.py). With P the largest
   // power of two below L, a body that only stores what it does not read (every store is then
   // idempotent) runs as two overlapping P-lane vectors at min and min + L - P, as a split's
   // last iteration shifts inwards; other bodies (an update of an accumulator) run as
-  // non-overlapping pieces P, P/2, ..., 4, and the last 0 to 3 iterations unrolled.
-  Stmt power_of_two_pieces(const For* loop, int lanes) {
+  // non-overlapping pieces P, P/2, ... down to `min_piece` lanes (one HVX register of values),
+  // and the remaining iterations as scalar code.
+  Stmt power_of_two_pieces(const For* loop, int lanes, int64_t min_piece) {
     int p = 1;
     while (p * 2 < lanes) p *= 2;
     std::vector<Stmt> pieces;
-    if (stores_only_what_it_does_not_read(loop->body)) {
+    if (p >= min_piece && stores_only_what_it_does_not_read(loop->body)) {
       pieces.push_back(widen_at(loop, loop->min, p));
       pieces.push_back(widen_at(loop, plus(loop->min, lanes - p), p));
       return Seq::make(std::move(pieces), loop->span);
     }
     int done = 0;
-    for (; p >= kMinHexagonLanes; p /= 2) {
+    for (; p >= min_piece; p /= 2) {
       if (lanes - done < p) continue;
       pieces.push_back(widen_at(loop, plus(loop->min, done), p));
       done += p;
     }
-    if (done < lanes)
-      pieces.push_back(For::make(loop->var, plus(loop->min, done), make_i32(lanes - done), ForKind::Unrolled,
-                                 loop->body, loop->span));
+    if (done < lanes) pieces.push_back(scalar_loop(loop, plus(loop->min, done), lanes - done));
     return Seq::make(std::move(pieces), loop->span);
   }
 
@@ -339,7 +373,8 @@ class LoopVectorizer : public IRMutator {
   }
 
   static constexpr int64_t kMaxLanes = 1024;
-  static constexpr int64_t kMinHexagonLanes = 4;
+  static constexpr int64_t kHvxBytes = 128;        // one HVX register (the 128-byte mode)
+  static constexpr int64_t kMaxUnrolledLanes = 16;  // longer scalar remainders stay loops
   bool hexagon_;
 };
 

@@ -13,9 +13,12 @@ namespace dspc {
 // whose index depends on the variable become vector accesses (dense when the index is a
 // stride-1 ramp), and one-element-per-lane state inside the loop ("local" allocations, e.g.
 // reduction accumulators) is widened to L lanes. Serial and unrolled loops nested inside stay
-// loops with vector bodies. Extent 1 loops become their body; on Hexagon, loops of 2 or 3
-// lanes become unrolled loops (scalar code is as fast there, and LLVM 19's Hexagon backend
-// aborts on some of those short vectors).
+// loops with vector bodies. Extent 1 loops become their body. On Hexagon, a loop whose widest
+// vector of values would be narrower than one HVX register (128 bytes: fewer than 128 u8
+// lanes, 64 i16, 32 i32 or f32, 16 i64) becomes scalar code, unrolled up to 16 lanes and a
+// serial loop beyond (LLVM 19 widens such short vectors to HVX registers and, in corners
+// tools/difftest.py found, aborts, crashes or stores wrong lanes); other lane counts that are
+// not a power of two become power-of-two vectors of at least one register.
 //
 // A loop whose body cannot be vectorized (a condition or a nested loop bound that depends on
 // the lanes, an extern call on vector operands, a store of a lane-dependent value to one
