@@ -4,6 +4,9 @@
   python3 tests/fuzz/run-fuzzers.py --fuzz-build build-fuzz [--seconds 20] [--only dsp,npy]
                                     [--seed-build build] [--timeout S] [--runs N] [--max-seeds N]
 
+--runs N stops each target after N executions; given without --seconds, there is no time limit
+(a run of 10 million executions: --runs 10000000).
+
 --fuzz-build is a build tree configured with -DDSPC_FUZZ=ON (`bash setup.sh test-fuzz` makes
 build-fuzz). --seed-build is a normal build tree (default build/): its dspc prints the TIR
 seeds, and its test outputs give .npy files and shared modules; without it those seeds are
@@ -249,7 +252,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fuzz-build", default=os.path.join(SOURCE, "build-fuzz"))
     ap.add_argument("--seed-build", default=os.path.join(SOURCE, "build"))
-    ap.add_argument("--seconds", type=int, default=20, help="time per target (default 20)")
+    ap.add_argument("--seconds", type=int, default=None,
+                    help="time per target (default 20; no limit when --runs is given without it)")
     ap.add_argument("--runs", type=int, default=-1, help="stop a target after this many executions")
     ap.add_argument("--only", default=",".join(TARGETS), help="comma-separated targets")
     ap.add_argument("--max-seeds", type=int, default=0,
@@ -257,6 +261,10 @@ def main():
     ap.add_argument("--timeout", type=int, default=0, help="per-input limit in seconds (default: 20, pipeline 60)")
     ap.add_argument("--no-nice", action="store_true")
     args = ap.parse_args()
+    if args.seconds is None:
+        args.seconds = 0 if args.runs >= 0 else 20  # libFuzzer: -max_total_time=0 is no limit
+    if args.seconds < 0 or args.runs < -1:
+        ap.error("--seconds and --runs must not be negative")
     targets = [t for t in args.only.split(",") if t]
     for t in targets:
         if t not in TARGETS:
@@ -299,7 +307,7 @@ def main():
             # The whole run's limit: the fuzzing time, the seeds' first pass and one slow input.
             try:
                 r = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                   timeout=args.seconds + 600 + timeout)
+                                   timeout=args.seconds + 600 + timeout if args.seconds else None)
                 code = r.returncode
             except subprocess.TimeoutExpired:
                 code = "hung"
