@@ -80,9 +80,8 @@ void format_dim(const Tensor& t, size_t dim, int64_t offset, size_t indent, std:
     return;
   }
   int64_t n = t.shape[dim];
-  // An empty tensor has no element to reach (its outer extents' product may overflow).
-  int64_t stride = t.num_elements() == 0 ? 0 : 1;
-  for (size_t d = dim + 1; d < t.shape.size() && stride; ++d) stride *= t.shape[d];
+  int64_t stride = 1;  // never overflows: format_tensor prints an empty tensor as []
+  for (size_t d = dim + 1; d < t.shape.size(); ++d) stride *= t.shape[d];
   bool inner = dim + 1 == t.shape.size();
   std::string sep =
       inner ? ", " : "," + std::string(t.shape.size() - dim - 1, '\n') + std::string(indent + dim + 1, ' ');
@@ -185,6 +184,9 @@ bool write_npy(const std::string& path, const Tensor& t, std::string& error) {
 std::string format_tensor(const std::string& name, const Tensor& t) {
   std::string s = name + ": " + t.dtype.str() + shape_str(t.shape) + " = ";
   if (static_cast<int64_t>(t.data.size()) != t.num_elements() * t.dtype.bytes()) return s + "<invalid data>";
+  // An empty tensor is `[]`, as numpy prints it: its nested brackets alone, one per index of
+  // the extents before a zero one, could run to gigabytes (the shape is in the header).
+  if (!t.shape.empty() && t.num_elements() == 0) return s + "[]";
   format_dim(t, 0, 0, s.size(), s);
   return s;
 }

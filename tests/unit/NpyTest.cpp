@@ -300,6 +300,13 @@ TEST(NpyTest, FormatsLikeNumpy) {
   b.data[1] = 1;
   EXPECT_EQ(format_tensor("P", b), "P: bool[2] = [false, true]");
 
+  // An empty tensor is [] whatever its other extents (libFuzzer's npy target: nested brackets
+  // for 12 x 11132 x 12 x ... before a zero extent asked for gigabytes).
+  Tensor e = Tensor::zeros(DataType::u8(), {2, 0});
+  EXPECT_EQ(format_tensor("E", e), "E: u8[2, 0] = []");
+  Tensor huge = Tensor::zeros(DataType::u64(), {12, 11132, 12, 32, 11132, 321, 4, 31, 21, 0, 31, 3});
+  EXPECT_EQ(format_tensor("H", huge), "H: u64[12, 11132, 12, 32, 11132, 321, 4, 31, 21, 0, 31, 3] = []");
+
   Tensor u = Tensor::zeros(DataType::u64(), {1});
   std::memset(u.data.data(), 0xff, 8);
   EXPECT_EQ(format_tensor("Q", u), "Q: u64[1] = [18446744073709551615]");
