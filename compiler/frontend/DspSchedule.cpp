@@ -35,8 +35,18 @@ class ScheduleChecker {
         continue;
       }
       // After C.cache_write(...), C's loop primitives schedule the stage that computes it.
+      // Placement primitives are refused there: cache_write is for a stage stored whole.
       if (c.prim != "set_scope")
-        if (auto w = computed_in_.find(c.target); w != computed_in_.end()) c.target = w->second;
+        if (auto w = computed_in_.find(c.target); w != computed_in_.end()) {
+          if (c.prim == "compute_at" || c.prim == "store_at" || c.prim == "compute_inline") {
+            if (!failed.count(w->second))
+              log_.error(c.prim_span, "cannot " + c.prim + " '" + c.target + "': it is computed in '" + w->second +
+                                          "' by cache_write, which stores it whole");
+            failed.insert(w->second);
+            continue;
+          }
+          c.target = w->second;
+        }
       auto at = scope_.stage_index.find(c.target);
       if (c.prim == "set_scope") {
         if (scope_calls_.count(n) && at != scope_.stage_index.end()) {
@@ -125,6 +135,15 @@ class ScheduleChecker {
                                 "' but not computed there (add " + st.out->name + ".compute_at(" + s->consumer +
                                 ", " + s->vars[0] + "))");
         continue;
+      }
+      // A loop the consumer does not have is reported as such, whatever the compute_at says.
+      if (auto c = scope_.stage_index.find(s->consumer); c != scope_.stage_index.end()) {
+        auto it = loops.find(s->consumer);
+        if (it == loops.end()) it = loops.emplace(s->consumer, loop_schedule(stages_[c->second])).first;
+        if (auto e = it->second.check_loop(s->vars[0], s->var_spans[0])) {
+          log_.error(e->span, e->message);
+          continue;
+        }
       }
       if (p->consumer != s->consumer || p->vars[0] != s->vars[0])
         log_.error(s->var_spans[0], "store_at(" + s->consumer + ", " + s->vars[0] + ") must name the loop '" +
