@@ -27,7 +27,8 @@ The corpus folder keeps what a run found for the next run. Seeds:
   reply     well-formed replies to each operation, and a few malformed ones
 A crash, leak, timeout or UB report stops that target; its input is saved under artifacts/.
 The last lines are a table: target, seconds, executions, executions per second, corpus size,
-result. The exit code is 1 if any target found something.
+result. The exit code is 1 if any target found something, 2 if a run was interrupted (SIGINT:
+libFuzzer then prints its stats and exits 72; the table says "interrupted, no finding"), else 0.
 """
 import argparse
 import glob
@@ -275,7 +276,7 @@ def main():
     counts = make_seeds(os.path.join(work, "seeds"), seed_build, targets, args.max_seeds)
     print("run-fuzzers: seeds " + ", ".join(f"{t} {counts.get(t, 0)}" for t in targets), flush=True)
 
-    rows, failed = [], False
+    rows, failed, interrupted = [], False, False
     for t in targets:
         exe = os.path.join(fuzz_build, "tests", "fuzz", f"fuzz_{t}")
         if not os.access(exe, os.X_OK):
@@ -316,8 +317,14 @@ def main():
         stats = parse_stats(text)
         execs = stats.get("number_of_executed_units", 0)
         corpus_size = len(os.listdir(corpus))
-        result = "ok" if code == 0 else f"FINDING (exit {code})"
-        if code != 0:
+        # SIGINT (pkill -INT, Ctrl-C) makes libFuzzer print its stats and exit 72: a run cut
+        # short, not a finding, as long as it reported nothing before the interrupt.
+        cut_short = (code == 72 and "libFuzzer: run interrupted" in text and "Test unit written" not in text
+                     and "ERROR:" not in text)
+        result = "ok" if code == 0 else "interrupted, no finding" if cut_short else f"FINDING (exit {code})"
+        if cut_short:
+            interrupted = True
+        elif code != 0:
             failed = True
             saved = re.findall(r"(?:Test unit written to|artifact_prefix.*?; Test unit written to) (\S+)", text)
             print(f"run-fuzzers: {t}: {result}; log {log_path}; input {saved[-1] if saved else '?'}")
@@ -327,7 +334,7 @@ def main():
     print(f"{'target':10} {'seconds':>8} {'execs':>12} {'execs/s':>9} {'corpus':>7}  result")
     for t, elapsed, execs, corpus_size, result in rows:
         print(f"{t:10} {elapsed:8.0f} {execs:12d} {execs / max(elapsed, 1e-9):9.0f} {corpus_size:7d}  {result}")
-    return 1 if failed else 0
+    return 1 if failed else 2 if interrupted else 0
 
 
 if __name__ == "__main__":
