@@ -154,9 +154,21 @@ Token Lexer::next() {
       col_ = t.span.col + 1;
       return error(t, "unterminated string");
     }
-    t.kind = Tok::String;
-    t.text = s_.substr(begin, pos_ - begin);
+    size_t end = pos_;
     bump();
+    // A string names a scope or a function: no control bytes (a NUL would cut every message
+    // that quotes the name, and no name the language knows has one).
+    for (size_t i = begin; i < end; ++i) {
+      auto b = static_cast<unsigned char>(s_[i]);
+      if (b >= 0x20 && b != 0x7f) continue;
+      Token bad = t;
+      bad.span.col = t.span.col + 1 + static_cast<uint32_t>(i - begin);
+      char buf[48];
+      std::snprintf(buf, sizeof buf, "control byte 0x%02x in a string", b);
+      return error(bad, buf);
+    }
+    t.kind = Tok::String;
+    t.text = s_.substr(begin, end - begin);
     return t;
   }
   for (const Punct& p : kPuncts) {

@@ -11,6 +11,7 @@
 
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/ParserCommon.h"
+#include "compiler/ir/IRVisitor.h"
 
 namespace dspc {
 
@@ -96,11 +97,39 @@ class TirParser {
       bool wraps = std::any_of(m.funcs.begin(), m.funcs.end(), [&](const PrimFunc& f) { return f.name == p.kernel; });
       if (!wraps) log_.error(p.span, "packed entry '" + p.name + "' wraps '" + p.kernel + "', which is not a prim_func here");
     }
+    check_calls(m);
     if (log_.total() > 0) return std::nullopt;
     return m;
   }
 
  private:
+  // call_func(NAME, buffers..., ctx) calls a prim_func of this module with its buffers, then
+  // the context: the callee must be here, and take that many.
+  void check_calls(const Module& m) {
+    struct Calls : IRVisitor {
+      const Module* m = nullptr;
+      ErrorLog* log = nullptr;
+      void visit_Call(const Call* op) override {
+        IRVisitor::visit_Call(op);
+        if (op->call_kind != CallKind::Func) return;
+        auto f = std::find_if(m->funcs.begin(), m->funcs.end(), [&](const PrimFunc& g) { return g.name == op->name; });
+        if (f == m->funcs.end()) {
+          log->error(op->span, "call_func(\"" + op->name + "\"): no prim_func '" + op->name + "' in this module");
+          return;
+        }
+        size_t buffers = f->inputs.size() + f->outputs.size();
+        if (op->args.size() != buffers + 1)
+          log->error(op->span, "call_func(\"" + op->name + "\") passes " + std::to_string(op->args.size()) +
+                                   " arguments; '" + op->name + "' takes " + std::to_string(buffers + 1) + " (its " +
+                                   std::to_string(buffers) + " buffers, then the context)");
+      }
+    } calls;
+    calls.m = &m;
+    calls.log = &log_;
+    for (const PrimFunc& f : m.funcs)
+      if (f.body) calls.visit(f.body);
+  }
+
   enum class ItemKind { Stmt, Let, Decl };
   struct Item {
     ItemKind kind = ItemKind::Stmt;
