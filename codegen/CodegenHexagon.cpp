@@ -31,6 +31,15 @@
 // 7. u8(clamp(v >> k, 0, 255)) of 16-bit lanes is one vasr(Vu.h, Vv.h, Rt):sat (vasr .uh for
 //    unsigned lanes) per output vector: LLVM 19 selects two shifts, two vmax, two vmin, a
 //    vshuff and a vpacke for the generic IR.
+// 8. No wide integers holding a part of a vector. When GVN forwards a stored vector to a load
+//    of part of it, it writes trunc (lshr (bitcast V to i2048), 32) to i1024; LLVM 19's Hexagon
+//    instruction selection miscompiles some of those (a <64 x i32> splat of x, stored at one
+//    offset and reloaded at another, came back with lanes built by a byte splat of x: every
+//    lane 0xb7b7b7b7 for x = 0xd2b7; tools/difftest.py seed final10, case 13974). The part is
+//    a shuffle of V's elements instead (split_wide_integer_parts, after LLVM's pipeline). Only
+//    parts wider than 64 bits: a scalar part made that way, bitcast (shufflevector <64 x i32>,
+//    <2 x i32> <0, 1>) to i64, masked, made the instruction selection allocate until it ran out
+//    of memory (difftest seed final11, case 1210), and the backend handles the scalar form.
 #include <cstdlib>
 #include <set>
 
@@ -42,6 +51,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/IntrinsicsHexagon.h>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/Transforms/Utils/Local.h>
 
 #include "codegen/CodegenLLVM.h"
 
@@ -395,6 +405,66 @@ void fuse_hexagon_multiply_adds(llvm::Module& module, int hexagon_version) {
       first.call->eraseFromParent();
       gone.insert(c);
       gone.insert(first.call);
+    }
+  }
+}
+
+namespace {
+
+// A part of a vector read as one wide integer: trunc (lshr (bitcast V to iK), S) to iM, or
+// trunc (bitcast V to iK) to iM. GVN makes it when it forwards a stored vector to a load of
+// part of it. Returns the part as a shuffle of V's elements, without the wide integer, when S
+// and M are whole elements (dspc's buffers have one element type, so a reload is) and the part
+// is wider than 64 bits; null otherwise (a scalar part stays as it is: see 8. above).
+llvm::Value* vector_part(llvm::TruncInst* t) {
+  llvm::Value* x = t->getOperand(0);
+  uint64_t shift = 0;
+  if (auto* sh = llvm::dyn_cast<llvm::BinaryOperator>(x); sh && sh->getOpcode() == llvm::Instruction::LShr) {
+    auto* c = llvm::dyn_cast<llvm::ConstantInt>(sh->getOperand(1));
+    if (!c) return nullptr;
+    shift = c->getZExtValue();
+    x = sh->getOperand(0);
+  }
+  auto* cast = llvm::dyn_cast<llvm::BitCastInst>(x);
+  if (!cast) return nullptr;
+  llvm::Value* v = cast->getOperand(0);
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+  if (!vt || !(vt->getElementType()->isIntegerTy() || vt->getElementType()->isFloatingPointTy())) return nullptr;
+  uint64_t total = vt->getPrimitiveSizeInBits().getFixedValue(), bits = t->getType()->getIntegerBitWidth();
+  uint64_t element = vt->getScalarSizeInBits();
+  if (bits <= 64 || shift % element || bits % element || shift + bits > total) return nullptr;
+  llvm::SmallVector<int, 64> mask;
+  for (uint64_t k = 0; k < bits / element; ++k) mask.push_back(int(shift / element + k));
+  llvm::IRBuilder<> b(t);
+  return b.CreateShuffleVector(v, mask);
+}
+
+}  // namespace
+
+void split_wide_integer_parts(llvm::Module& module) {
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    std::vector<llvm::TruncInst*> truncs;
+    for (llvm::Instruction& i : llvm::instructions(f))
+      if (auto* t = llvm::dyn_cast<llvm::TruncInst>(&i); t && t->getType()->isIntegerTy() &&
+                                                          t->getOperand(0)->getType()->getIntegerBitWidth() > 64)
+        truncs.push_back(t);
+    for (llvm::TruncInst* t : truncs) {
+      llvm::Value* part = vector_part(t);
+      if (!part) continue;
+      // A user that bitcasts the integer back to a vector takes the part directly.
+      for (llvm::User* u : llvm::make_early_inc_range(t->users())) {
+        auto* back = llvm::dyn_cast<llvm::BitCastInst>(u);
+        if (!back) continue;
+        llvm::IRBuilder<> b(back);
+        back->replaceAllUsesWith(b.CreateBitCast(part, back->getType()));
+        back->eraseFromParent();
+      }
+      if (!t->use_empty()) {
+        llvm::IRBuilder<> b(t);
+        t->replaceAllUsesWith(b.CreateBitCast(part, t->getType()));
+      }
+      llvm::RecursivelyDeleteTriviallyDeadInstructions(t);
     }
   }
 }

@@ -192,6 +192,11 @@ void initialize_llvm();
 // unrolling makes, so it runs after the pipeline. `hexagon_version` gates the unsigned form.
 void fuse_hexagon_multiply_adds(llvm::Module& module, int hexagon_version);
 
+// After LLVM's optimisation pipeline, on Hexagon modules (CodegenHexagon.cpp): a part of a vector
+// wider than 64 bits read through a wide integer (trunc (lshr (bitcast V to iK), S)), which
+// LLVM 19's Hexagon backend can miscompile, becomes a shuffle of V's elements.
+void split_wide_integer_parts(llvm::Module& module);
+
 // Creates the target machine for `options` (Emit.cpp); null with `error` set on failure.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& options, std::string& error);
 

@@ -202,8 +202,10 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
     if (options.inject_failure == "fatal") llvm::report_fatal_error("injected by --inject-internal-error");
     // LLVM's loop vectoriser: for the host as clang runs it; for Hexagon only when asked.
     optimize(mod, *tm, options.opt_level, !options.target.is_hexagon || options.auto_hvx, options.time_passes);
-    if (options.target.is_hexagon && options.opt_level >= 1)
+    if (options.target.is_hexagon && options.opt_level >= 1) {
       fuse_hexagon_multiply_adds(mod, options.target.hexagon_version);
+      split_wide_integer_parts(mod);
+    }
     if (kind == EmitKind::LLVM) {
       llvm::raw_string_ostream os(out);
       mod.print(os, nullptr);
