@@ -27,6 +27,13 @@ class ScheduleChecker {
   void run() {
     std::map<std::string, LoopSchedule> loops;
     loops_ = &loops;
+    // A stage's loops as its schedule so far makes them: built on first use, then kept up to
+    // date by the primitives applied to it.
+    auto loops_of = [&](const Stage& st) -> LoopSchedule& {
+      auto it = loops.find(st.out->name);
+      if (it == loops.end()) it = loops.emplace(st.out->name, loop_schedule(st)).first;
+      return it->second;
+    };
     std::set<std::string> failed;
     for (size_t n = 0; n < calls_.size(); ++n) {
       SchedCall c = calls_[n];
@@ -63,14 +70,13 @@ class ScheduleChecker {
       }
       if (at == scope_.stage_index.end() || failed.count(c.target)) continue;
       Stage& st = stages_[at->second];
-      auto it = loops.find(c.target);
-      if (it == loops.end()) it = loops.emplace(c.target, loop_schedule(st)).first;
-      if (!check_inline(c, *p, st, it->second) || !check_compute_at(c, *p, st) || !check_align(c, *p, st) ||
+      LoopSchedule& st_loops = loops_of(st);
+      if (!check_inline(c, *p, st, st_loops) || !check_compute_at(c, *p, st) || !check_align(c, *p, st) ||
           !check_prefetch(c, *p, st)) {
         failed.insert(c.target);
         continue;
       }
-      if (auto e = it->second.apply(*p)) {
+      if (auto e = st_loops.apply(*p)) {
         log_.error(e->span, e->message);
         failed.insert(c.target);
         continue;
@@ -82,9 +88,8 @@ class ScheduleChecker {
       if (failed.count(st.out->name)) continue;
       for (const auto& p : st.schedule) {
         if (p.kind != ScheduleKind::Prefetch) continue;
-        auto it = loops.find(st.out->name);
-        if (it == loops.end()) it = loops.emplace(st.out->name, loop_schedule(st)).first;
-        if (auto e = it->second.check_loop(p.vars[0], p.var_spans[0])) {
+        const LoopSchedule& st_loops = loops_of(st);
+        if (auto e = st_loops.check_loop(p.vars[0], p.var_spans[0])) {
           log_.error(e->span, e->message);
           break;
         }
@@ -99,7 +104,7 @@ class ScheduleChecker {
                                         "', so its storage lives only inside one loop iteration");
           break;
         }
-        for (const auto& d : it->second.dims())
+        for (const auto& d : st_loops.dims())
           if (d.name == p.vars[0] && d.kind == ForKind::Vectorized) {
             log_.error(p.var_spans[0], "cannot prefetch at vectorized loop '" + p.vars[0] + "' of '" +
                                            st.out->name + "': prefetch at a loop around it");
@@ -112,9 +117,7 @@ class ScheduleChecker {
       const SchedulePrimitive* p = st.computed_at();
       if (!p || failed.count(st.out->name) || failed.count(p->consumer)) continue;
       const Stage& consumer = stages_[scope_.stage_index.at(p->consumer)];
-      auto it = loops.find(p->consumer);
-      if (it == loops.end()) it = loops.emplace(p->consumer, loop_schedule(consumer)).first;
-      if (auto e = it->second.check_loop(p->vars[0], p->var_spans[0])) {
+      if (auto e = loops_of(consumer).check_loop(p->vars[0], p->var_spans[0])) {
         log_.error(e->span, e->message);
         continue;
       }
@@ -138,9 +141,7 @@ class ScheduleChecker {
       }
       // A loop the consumer does not have is reported as such, whatever the compute_at says.
       if (auto c = scope_.stage_index.find(s->consumer); c != scope_.stage_index.end()) {
-        auto it = loops.find(s->consumer);
-        if (it == loops.end()) it = loops.emplace(s->consumer, loop_schedule(stages_[c->second])).first;
-        if (auto e = it->second.check_loop(s->vars[0], s->var_spans[0])) {
+        if (auto e = loops_of(stages_[c->second]).check_loop(s->vars[0], s->var_spans[0])) {
           log_.error(e->span, e->message);
           continue;
         }
