@@ -39,7 +39,7 @@ class Checker {
       if (!f.ctx->dtype.is_handle()) fail("the context parameter must be a handle");
       bind(f.ctx.get(), Binder::Param);
     }
-    stmt(f.body);
+    if (f.body) stmt(f.body);  // a prim_func with an empty body (`{}` in TIR) has none
   }
 
   // A packed entry binds its three scalar parameters; the wrapped signature binds nothing

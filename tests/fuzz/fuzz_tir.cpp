@@ -1,10 +1,12 @@
 // Fuzz target: the TIR parser (parse_tir), which reads what `dspc --emit=tir` prints. A module
-// it accepts is printed and verified too: the printer must handle whatever the parser builds.
+// it accepts is verified (verify_module: a module the parser builds must be valid TIR) and
+// printed (the printer must handle whatever the parser builds).
 // Input: TIR text.
 #include <exception>
 
 #include "compiler/frontend/Parser.h"
 #include "compiler/ir/Printer.h"
+#include "compiler/ir/Verifier.h"
 #include "FuzzSupport.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -16,7 +18,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto m = parse_tir(source, diag);
     fuzz::check_outcome(m.has_value(), diag, out);
     fuzz::report(m.has_value(), out);
-    if (m) (void)print_module(*m);
+    if (m) {
+      std::string error;
+      if (!verify_module(*m, error)) fuzz::finding("parse_tir accepted TIR the verifier refuses: " + error, out.str());
+      (void)print_module(*m);
+    }
   } catch (const std::exception& e) {
     fuzz::finding(std::string("exception escaped parse_tir: ") + e.what(), out.str());
   }
