@@ -396,23 +396,23 @@ std::vector<Region> stage_boxes(const Stage& stage, int64_t lanes = 1) {
 
 // One stage's loops (step 3).
 Stmt lower_stage(const Stage& stage, std::set<std::string>& used, const LowerOptions& options,
-                 const std::vector<ComputedAt>& computed_at) {
+                 const std::vector<ComputedAt>& computed_at, const PaddedStorage& padded) {
   if (!computed_at.empty() || (!has_loop_schedule(stage) && !options.auto_schedule))
-    return build_stage_loop_nest(stage, full_ranges(stage), used, computed_at);
+    return build_stage_loop_nest(stage, full_ranges(stage), used, computed_at, false, padded);
   std::vector<Stmt> boxes;
   if (!has_loop_schedule(stage)) {
     int lanes = auto_lanes(stage, options.target);
     for (const Region& r : stage_boxes(stage, lanes)) boxes.push_back(lower_auto_box(stage, r, lanes, used));
     return Seq::make(boxes);
   }
-  if (!vectorizes(stage)) return build_stage_loop_nest(stage, full_ranges(stage), used, computed_at);
+  if (!vectorizes(stage)) return build_stage_loop_nest(stage, full_ranges(stage), used, computed_at, false, padded);
   // A vectorized schedule: the same boxes, each built by the stage's own schedule.
   for (const Region& r : stage_boxes(stage)) {
     Stage box = stage;
     box.body = drop_decided_minmax(stage.body, stage, r);
     std::vector<LoopRange> ranges;
     for (const DimRange& d : r) ranges.emplace_back(d.min, d.extent);
-    boxes.push_back(build_stage_loop_nest(box, ranges, used, {}, true));
+    boxes.push_back(build_stage_loop_nest(box, ranges, used, {}, true, padded));
   }
   return Seq::make(boxes);
 }
@@ -465,22 +465,29 @@ Stmt seq_or_nop(const std::vector<Stmt>& stmts) {
 // storage_align (step 5): a stage whose aligned shape differs from its shape is allocated with
 // the aligned shape, and every access goes through that buffer: the indices keep their
 // logical ranges, so flatten-buffers gives the padded strides, and verify-vtcm-limit sees the
-// padded size.
-Stmt align_storage(const std::vector<Stage>& stages, const Stmt& body) {
-  struct Swap : IRMutator {
-    std::map<const BufferNode*, Buffer> to;
-    Buffer mutate_buffer(const Buffer& b) override {
-      auto it = to.find(b.get());
-      return it == to.end() ? b : it->second;
-    }
-  } swap;
+// padded size. padded_storage makes the buffers before the loop nests are built (a prefetch
+// of an aligned stage addresses its padded rows: StageLoopNest.h); align_storage swaps them in.
+PaddedStorage padded_storage(const std::vector<Stage>& stages) {
+  PaddedStorage padded;
   for (const auto& st : stages) {
     std::vector<int64_t> shape = aligned_shape(st.out->shape, st.schedule);
     if (shape == st.out->shape) continue;
     DSPC_CHECK(!st.is_result, "storage_align on a result");
-    swap.to[st.out.get()] = BufferNode::make(st.out->name, st.out->dtype, shape, st.out->scope, st.out->span);
+    padded[st.out.get()] = BufferNode::make(st.out->name, st.out->dtype, shape, st.out->scope, st.out->span);
   }
-  return swap.to.empty() ? body : swap.mutate(body);
+  return padded;
+}
+
+Stmt align_storage(const PaddedStorage& padded, const Stmt& body) {
+  struct Swap : IRMutator {
+    const PaddedStorage* to = nullptr;
+    Buffer mutate_buffer(const Buffer& b) override {
+      auto it = to->find(b.get());
+      return it == to->end() ? b : it->second;
+    }
+  } swap;
+  swap.to = &padded;
+  return padded.empty() ? body : swap.mutate(body);
 }
 
 PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
@@ -536,6 +543,7 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
     open.pop_back();
     open.back().stmts.push_back(Allocate::make(top.buffer, seq_or_nop(top.stmts), top.span));
   };
+  PaddedStorage padded = padded_storage(stages);  // step 5's buffers
   // compute_at producers, by consumer: their nests go inside the consumer's loops (step 3).
   std::map<std::string, std::vector<ComputedAt>> computed_at;
   for (const auto& stage : stages)
@@ -552,7 +560,7 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
       // A store_at stage's storage is allocated inside its consumer's loop (StageLoopNest.h).
       if (!is_param(f, stage.out) && !stage.stored_at()) open.push_back({stage.out, stage.span, {}});
       if (stage.computed_at()) continue;
-      Stmt nest = lower_stage(stage, used, options, computed_at[stage.out->name]);
+      Stmt nest = lower_stage(stage, used, options, computed_at[stage.out->name], padded);
       fused = fused ? fuse(fused, nest) : nest;  // box by box (fuse zips sequences)
     }
     if (fused) open.back().stmts.push_back(fused);
@@ -565,7 +573,7 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
   out.name = f.name;
   out.inputs = f.inputs;
   out.outputs = f.outputs;
-  out.body = align_storage(stages, seq_or_nop(open[0].stmts));
+  out.body = align_storage(padded, seq_or_nop(open[0].stmts));
   out.span = f.span;
   // Every name the function uses (parameters, stages, loop and reduction variables) is in `used`.
   out.ctx = VarNode::make(context_param_name(std::vector<std::string>(used.begin(), used.end())), DataType::handle());

@@ -167,7 +167,7 @@ std::vector<LoopRange> full_ranges(const Stage& stage) {
 namespace {
 
 Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::set<std::string>& used,
-                const std::vector<ComputedAt>& computed_at, bool renamed, bool group);
+                const std::vector<ComputedAt>& computed_at, bool renamed, bool group, const PaddedStorage& padded);
 
 // A store_at producer's nest over `region`. When the region's innermost range is the same at
 // every iteration (a constant min), it is widened to whole vectors of the producer's
@@ -176,11 +176,11 @@ Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::s
 // range is partitioned as boundary_regions partitions the whole stage along that dimension:
 // clamp-free vectors inside, the clamped edges apart.
 Stmt build_local_producer(const Stage& producer, std::vector<LoopRange>& region, std::set<std::string>& used,
-                          bool group) {
+                          bool group, const PaddedStorage& padded) {
   size_t inner = region.size() - 1;
   Expr min = simplify_expr(region[inner].min);  // kept alive: `m` points into it
   const IntImm* m = as_int(min);
-  if (!m) return build_nest(producer, region, used, {}, true, group);
+  if (!m) return build_nest(producer, region, used, {}, true, group, padded);
   int64_t shape = producer.out->shape[inner];
   LoopSchedule schedule = loop_schedule_of(producer);
   int64_t lanes = 1;
@@ -204,7 +204,7 @@ Stmt build_local_producer(const Stage& producer, std::vector<LoopRange>& region,
     piece.body = drop_decided_minmax(producer.body, producer, decided);
     std::vector<LoopRange> ranges = region;
     ranges[inner] = LoopRange(a, b - a);
-    parts.push_back(build_nest(piece, ranges, used, {}, true, group));
+    parts.push_back(build_nest(piece, ranges, used, {}, true, group, padded));
   }
   return parts.size() == 1 ? parts[0] : Seq::make(parts);
 }
@@ -212,7 +212,7 @@ Stmt build_local_producer(const Stage& producer, std::vector<LoopRange>& region,
 // `renamed`: the loops get names <stage>_<loop> fresh among `used`, as a nest computed inside
 // another stage's loops must not reuse the names of the loops around it.
 Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::set<std::string>& used,
-                const std::vector<ComputedAt>& computed_at, bool renamed, bool group) {
+                const std::vector<ComputedAt>& computed_at, bool renamed, bool group, const PaddedStorage& padded) {
   DSPC_CHECK(stage.index_vars.size() == stage.out->shape.size(), "one index variable per dimension");
   DSPC_CHECK(ranges.size() == stage.index_vars.size(), "one range per index variable");
   for (size_t d = 0; d < ranges.size(); ++d) {
@@ -289,8 +289,8 @@ Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::s
       (d < at ? inside : outside).push_back({l.var, l.min, l.extent});
     }
     std::vector<LoopRange> region = compute_at_region(*c.producer, body, inside, outside);
-    Stmt produce = c.local ? build_local_producer(*c.producer, region, used, group)
-                           : build_nest(*c.producer, region, used, {}, true, group);
+    Stmt produce = c.local ? build_local_producer(*c.producer, region, used, group, padded)
+                           : build_nest(*c.producer, region, used, {}, true, group, padded);
     if (c.local) {
       // store_at: the region's own buffer, indices relative to the region's min.
       const Buffer& whole = c.producer->out;
@@ -364,7 +364,11 @@ Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::s
     std::vector<LoopRange> region = compute_at_region(tensor, body, inside, outside);
     const Loop& v = loops.at(p.vars[0]);
     std::map<const VarNode*, Expr> ahead = {{v.var.get(), add(var_expr(v.var), make_i32(p.factors[0]))}};
+    // The region stays within T's logical shape; the addresses are those of T's storage (its
+    // storage_align padding, which changes the row stride and the buffer's data variable).
     const Buffer& t = find.found;
+    auto storage_it = padded.find(t.get());
+    const Buffer& storage = storage_it == padded.end() ? t : storage_it->second;
     size_t rank = t->shape.size();
     int64_t eb = t->dtype.bytes(), stride = 1;
     Expr offset = make_i32(0);
@@ -373,13 +377,13 @@ Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::s
       lo = Binary::make(BinaryOp::Max, Binary::make(BinaryOp::Min, lo, make_i32(t->shape[d] - region[d].extent)),
                         make_i32(0));
       offset = add(offset, Binary::make(BinaryOp::Mul, lo, make_i32(stride * eb)));
-      stride *= t->shape[d];
+      stride *= storage->shape[d];
     }
     int64_t width = region[rank - 1].extent * eb;
     int64_t height = rank >= 2 ? region[rank - 2].extent : 1;
-    int64_t row = rank >= 2 ? t->shape[rank - 1] * eb : width;
+    int64_t row = rank >= 2 ? storage->shape[rank - 1] * eb : width;
     Expr hint = Call::make(CallKind::Intrinsic, kPrefetch,
-                           {var_expr(t->data), offset, make_i32(width), make_i32(height), make_i32(row)}, p.span);
+                           {var_expr(storage->data), offset, make_i32(width), make_i32(height), make_i32(row)}, p.span);
     at_dim[at].insert(at_dim[at].begin(), Evaluate::make(hint, p.span));
   }
 
@@ -402,8 +406,8 @@ Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::s
 
 Stmt build_stage_loop_nest(const Stage& stage, const std::vector<LoopRange>& ranges,
                            std::set<std::string>& used, const std::vector<ComputedAt>& computed_at,
-                           bool group_dot_products) {
-  return build_nest(stage, ranges, used, computed_at, false, group_dot_products);
+                           bool group_dot_products, const PaddedStorage& padded) {
+  return build_nest(stage, ranges, used, computed_at, false, group_dot_products, padded);
 }
 
 }  // namespace dspc

@@ -22,6 +22,10 @@ struct LoopRange {
   LoopRange(Expr min, int64_t extent) : min(std::move(min)), extent(extent) {}
 };
 
+// Stages stored with another shape than their own (storage_align's padding), by their
+// buffer: the buffer schedule-ops allocates for each.
+using PaddedStorage = std::map<const BufferNode*, Buffer>;
+
 // A stage computed inside a loop of the stage being built (compute_at): at the start of
 // each iteration of `loop`, the nest of `producer` over the region that iteration reads.
 // `local` (store_at at the same loop): the producer's storage is that region only, allocated
@@ -62,9 +66,11 @@ std::vector<LoopRange> full_ranges(const Stage& stage);
 //    that body goes to it, each index minus the region's min in its dimension.
 // Ignores compute_inline (schedule-ops substitutes inlined stages before calling this).
 // With `group_dot_products`, reductions are lowered as lower_reductions says.
+// `padded` maps each stage schedule-ops stores with storage_align's padded shape to the buffer
+// it allocates for it: a prefetch of such a stage addresses that buffer's rows.
 Stmt build_stage_loop_nest(const Stage& stage, const std::vector<LoopRange>& ranges,
                            std::set<std::string>& used, const std::vector<ComputedAt>& computed_at = {},
-                           bool group_dot_products = false);
+                           bool group_dot_products = false, const PaddedStorage& padded = {});
 
 // A reduction lowered to a one-element "local" accumulator, waiting to be wrapped around the
 // code that uses its result.
