@@ -108,9 +108,16 @@ class LaneWidener : public IRMutator {
     return e;
   }
 
-  Expr mutate_Ramp(const Ramp* op, const Expr& self) override { return nested(IRMutator::mutate_Ramp(op, self), self); }
+  // A ramp or broadcast already in the body (an inner loop's vector code) must not depend on
+  // the lanes: checked on its operands, before a vector one could be made into a ramp's base.
+  Expr mutate_Ramp(const Ramp* op, const Expr& self) override {
+    nested(mutate(op->base), op->base);
+    nested(mutate(op->stride), op->stride);
+    return self;
+  }
   Expr mutate_Broadcast(const Broadcast* op, const Expr& self) override {
-    return nested(IRMutator::mutate_Broadcast(op, self), self);
+    nested(mutate(op->value), op->value);
+    return self;
   }
   Expr mutate_Reduce(const Reduce*, const Expr&) override { throw CannotVectorize{"a reduction"}; }
 
