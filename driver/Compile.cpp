@@ -1,6 +1,7 @@
 #include "driver/Compile.h"
 
 #include <filesystem>
+#include <set>
 
 #ifndef DSPC_INSTALL_LIBRARY_REL
 #define DSPC_INSTALL_LIBRARY_REL "../share/dspc/schedules"
@@ -34,6 +35,41 @@ std::string library_dir() {
   return fs::is_directory(installed, ec) ? installed.string() : "";
 }
 
+namespace {
+
+// A function's name is its symbol in the object (and the table's, and the C header's). The
+// names dspc generates begin with "__dspc_", the runtime-support library's with "dspc_",
+// "Dspc" or "HexagonBackend", and the runtime defines or calls a few C library functions;
+// a func with one of those names would clash with them at link time, or silently replace
+// them. Returns why `name` is refused, or "" when it is free.
+std::string reserved_symbol(const std::string& name) {
+  static const std::set<std::string> c_library = {
+      "memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp", "floor", "floorf",
+      "fmod", "fmodf", "sqrt", "sqrtf", "malloc", "calloc", "realloc", "free", "abort", "exit",
+      "open", "close", "read", "write", "mmap", "munmap", "getenv", "strerror"};
+  if (name.rfind('_', 0) == 0) return "names that begin with '_' are reserved (for dspc's own symbols, and by C)";
+  for (const char* prefix : {"dspc_", "Dspc", "HexagonBackend"})
+    if (name.rfind(prefix, 0) == 0)
+      return std::string("names that begin with '") + prefix + "' are reserved for dspc's runtime";
+  if (name == "main") return "it is the entry point of the programs dspc links";
+  if (c_library.count(name)) return "it is a C library function that dspc's runtime defines or calls";
+  return "";
+}
+
+bool check_symbols(const std::vector<std::pair<std::string, Span>>& funcs, const char* what, Diagnostics& diag) {
+  bool ok = true;
+  for (const auto& [name, span] : funcs) {
+    std::string why = reserved_symbol(name);
+    if (why.empty()) continue;
+    diag.error(span, std::string(what) + " '" + name + "' cannot be compiled under that name: " + why +
+                         "; rename it");
+    ok = false;
+  }
+  return ok;
+}
+
+}  // namespace
+
 std::optional<Compilation> compile_source(const SourceFile& source, const LowerOptions& options,
                                           Diagnostics& diag, const std::vector<FuncInstance>& instances,
                                           const std::vector<std::string>& import_dirs) {
@@ -47,6 +83,9 @@ std::optional<Compilation> compile_source(const SourceFile& source, const LowerO
   if (looks_like_tir(source.text)) {
     auto m = parse_tir(source, diag);
     if (!m || diag.has_errors()) return std::nullopt;
+    std::vector<std::pair<std::string, Span>> names;
+    for (const auto& f : m->funcs) names.emplace_back(f.name, f.span);
+    if (!check_symbols(names, "prim_func", diag)) return std::nullopt;
     auto lowered = lower_tir(*m, options, diag);
     if (!lowered) return std::nullopt;
     c.module = std::move(*lowered);
@@ -58,6 +97,9 @@ std::optional<Compilation> compile_source(const SourceFile& source, const LowerO
     diag.error(p->generics[0].span, "nothing to compile: " + uninstantiated_message(p->generics[0]));
     return std::nullopt;
   }
+  std::vector<std::pair<std::string, Span>> names;
+  for (const auto& f : p->funcs) names.emplace_back(f.name, f.span);
+  if (!check_symbols(names, "func", diag)) return std::nullopt;
   auto lowered = lower(*p, options, diag);
   if (!lowered) return std::nullopt;
   c.program = std::move(*p);
