@@ -6,6 +6,8 @@
 // 2. Then make() builds the node, and any IRError it throws is reported at the node.
 // 3. Names are resolved by the subclass (find_var, find_buffer); reduction variables are
 //    scoped here, innermost last.
+#include <cmath>
+
 #include "compiler/ir/Externs.h"
 #include "compiler/frontend/ParserCommon.h"
 
@@ -39,6 +41,12 @@ Expr Elaborator::coerce(const Lit& lit, DataType t) {
   std::string text = lit_text(lit.negative, lit.is_float, lit.magnitude, lit.text);
   if (e.is_float()) {
     double v = lit.is_float ? lit.value : static_cast<double>(lit.magnitude);
+    // Rounded to the dtype, a finite literal must stay finite: f16's largest is 65504 (65520
+    // and up round to infinity), f32's FLT_MAX. (TIR writes infinity itself as `inf`.)
+    bool overflows = std::isfinite(v) && (e.bits == 16   ? v >= 65520.0
+                                          : e.bits == 32 ? std::isinf(static_cast<float>(v))
+                                                         : false);
+    if (overflows) fail(lit.span, "float literal " + text + " does not fit in " + e.str() + " (it would be infinity)");
     return FloatImm::make(e, lit.negative ? -v : v, lit.span);
   }
   if (e.is_integer() || e.is_bool()) {
