@@ -428,7 +428,8 @@ class ScheduleChecker {
     if (c.args[0].negative || dim < 0 || dim >= rank - 1)
       return fail(
           dim_span,
-          "storage_align dimension " + c.args[0].tok.text + " is out of range for '" + c.target + "': " +
+          "storage_align dimension " + std::string(c.args[0].negative ? "-" : "") + c.args[0].tok.text +
+              " is out of range for '" + c.target + "': " +
               (rank == 1 ? std::string("a 1-D stage has only the innermost dimension, whose stride is 1")
                          : "expected 0 to " + std::to_string(rank - 2) +
                                " (the innermost dimension's stride is 1)"));
