@@ -101,7 +101,13 @@ std::vector<std::string> c_compile_flags(const Target& target, const CSourceOpti
 bool compile_c_source(const std::string& source, const Target& target, const CSourceOptions& options,
                       const std::string& object_path, Diagnostics& diag);
 
-// C prototypes of every function, for --emit=header.
+// C prototypes of every function, for --emit=header. A parameter whose name is a C or C++
+// keyword, or a type name the header uses, is written with a '_' after it (int becomes int_);
+// so is a function's (`int32_t signed_(...) __asm__("signed")`, which calls symbol `signed`).
 std::string emit_c_header(const Module& m);
+
+// Whether `name` is a keyword of C (C11/C23) or C++ (C++20), which no C or C++ declaration can
+// use as a name.
+bool is_c_keyword(const std::string& name);
 
 }  // namespace dspc

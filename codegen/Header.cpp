@@ -1,5 +1,6 @@
 // C prototypes of the generated kernels (--emit=header), and the entry signatures the runner uses.
 #include <cctype>
+#include <set>
 #include <sstream>
 
 #include "codegen/Codegen.h"
@@ -34,7 +35,45 @@ std::vector<ParamInfo> params_of(const std::vector<Buffer>& inputs, const std::v
 // The C name of f's context parameter (its TIR name: "ctx" unless a parameter took that).
 std::string context_name(const PrimFunc& f) { return f.ctx ? f.ctx->name : "ctx"; }
 
+// A parameter's name in the prototype: its own, or with '_' appended while it is a keyword, a
+// type name the header uses, or (after appending) the name of another parameter or the context.
+std::vector<std::string> c_param_names(const std::vector<ParamInfo>& params, const std::string& ctx) {
+  static const std::set<std::string> types = {"int8_t",  "int16_t",  "int32_t",  "int64_t",     "uint8_t",
+                                              "uint16_t", "uint32_t", "uint64_t", "dspc_context", "dspc_arg"};
+  std::set<std::string> taken = {ctx};
+  for (const ParamInfo& p : params) taken.insert(p.name);
+  std::vector<std::string> names;
+  for (const ParamInfo& p : params) {
+    std::string n = p.name;
+    if (is_c_keyword(n) || types.count(n)) {
+      do n += '_';
+      while (taken.count(n) || is_c_keyword(n));
+      taken.insert(n);
+    }
+    names.push_back(n);
+  }
+  return names;
+}
+
 }  // namespace
+
+bool is_c_keyword(const std::string& name) {
+  static const std::set<std::string> keywords = {
+      // C (through C23)
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
+      "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
+      "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+      "volatile", "while", "alignas", "alignof", "bool", "constexpr", "false", "nullptr", "static_assert",
+      "thread_local", "true", "typeof", "typeof_unqual",
+      // C++ (through C++20), besides those
+      "and", "and_eq", "asm", "bitand", "bitor", "catch", "char8_t", "char16_t", "char32_t", "class",
+      "compl", "concept", "consteval", "constinit", "const_cast", "co_await", "co_return", "co_yield",
+      "decltype", "delete", "dynamic_cast", "explicit", "export", "friend", "mutable", "namespace", "new",
+      "noexcept", "not", "not_eq", "operator", "or", "or_eq", "private", "protected", "public",
+      "reinterpret_cast", "requires", "static_cast", "template", "this", "throw", "try", "typeid",
+      "typename", "using", "virtual", "wchar_t", "xor", "xor_eq"};
+  return keywords.count(name) > 0;
+}
 
 std::vector<EntryInfo> entries_of(const Module& m) {
   std::vector<EntryInfo> out;
@@ -98,12 +137,16 @@ std::string emit_c_header(const Module& m) {
     for (const ParamInfo& p : params)
       os << "\n *   " << p.name << ": " << p.dtype.str() << shape_str(p.shape)
          << (p.is_output ? " (output)" : " (input)");
-    os << "\n */\nint32_t " << f.name << "(";
+    // A func named like a keyword (`signed`) is declared as signed_, bound to its symbol.
+    bool keyword = is_c_keyword(f.name);
+    os << "\n */\nint32_t " << f.name << (keyword ? "_" : "") << "(";
+    std::vector<std::string> names = c_param_names(params, context_name(f));
     for (size_t i = 0; i < params.size(); ++i) {
       os << (i ? ", " : "") << (params[i].is_output ? "" : "const ") << c_type(params[i].dtype) << "* "
-         << params[i].name;
+         << names[i];
     }
-    os << (params.empty() ? "" : ", ") << "dspc_context* " << context_name(f) << ");\n";
+    os << (params.empty() ? "" : ", ") << "dspc_context* " << context_name(f) << ")"
+       << (keyword ? " __asm__(\"" + f.name + "\")" : "") << ";\n";
     // The checked entry (make-packed-api): the same call through descriptors, checked before
     // any data is read; 2 (DSPC_ERR_BAD_ARGUMENT) on a mismatch, with the message in the last
     // error.
