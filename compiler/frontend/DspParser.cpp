@@ -543,7 +543,19 @@ class FuncChecker {
       return error(c.target_span, std::string("cannot set the scope of ") +
                                       (k->second == ParamKind::Input ? "parameter '" : "result '") + c.target +
                                       "'");
-    if (!first_stage_.count(c.target)) return error(c.target_span, "unknown stage '" + c.target + "' in schedule");
+    if (!first_stage_.count(c.target)) {
+      // A stage that cache_read or cache_write adds (A_vtcm, C_global, C_vtcm_2, ...) gets the
+      // scope that primitive names, which set_scope cannot change.
+      for (const SchedCall& cache : f_.schedule) {
+        if (cache.prim != "cache_read" && cache.prim != "cache_write") continue;
+        std::string base = cache.prim == "cache_write" || cache.args.empty() ? cache.target : cache.args[0].tok.text;
+        for (const char* suffix : {"_vtcm", "_global"})
+          if (c.target.rfind(base + suffix, 0) == 0)
+            return error(c.target_span, "cannot set the scope of '" + c.target + "': " + cache.prim +
+                                            " makes it in the scope it names; change that scope instead");
+      }
+      return error(c.target_span, "unknown stage '" + c.target + "' in schedule");
+    }
     if (c.args.size() != 1 || c.args[0].tok.kind != Tok::String || c.args[0].negative)
       return error(c.args.empty() ? c.lparen_span : c.args[0].tok.span,
                    "set_scope expects one string argument, e.g. set_scope(\"local.vtcm\")");
