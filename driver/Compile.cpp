@@ -72,7 +72,8 @@ bool check_symbols(const std::vector<std::pair<std::string, Span>>& funcs, const
 
 std::optional<Compilation> compile_source(const SourceFile& source, const LowerOptions& options,
                                           Diagnostics& diag, const std::vector<FuncInstance>& instances,
-                                          const std::vector<std::string>& import_dirs) {
+                                          const std::vector<std::string>& import_dirs,
+                                          const std::string& wanted) {
   diag.set_source(&source);
   Compilation c;
   if (!instances.empty() && looks_like_tir(source.text)) {
@@ -94,7 +95,10 @@ std::optional<Compilation> compile_source(const SourceFile& source, const LowerO
   auto p = parse_dsp(source, diag, instances, import_dirs);
   if (!p || diag.has_errors()) return std::nullopt;
   if (p->funcs.empty() && p->graphs.empty() && !p->generics.empty()) {
-    diag.error(p->generics[0].span, "nothing to compile: " + uninstantiated_message(p->generics[0]));
+    const GenericFuncInfo* g = &p->generics[0];
+    for (const auto& candidate : p->generics)
+      if (candidate.name == wanted) g = &candidate;
+    diag.error(g->span, "nothing to compile: " + uninstantiated_message(*g));
     return std::nullopt;
   }
   std::vector<std::pair<std::string, Span>> names;

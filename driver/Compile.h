@@ -26,10 +26,13 @@ std::string uninstantiated_message(const GenericFuncInfo& g);
 // for instantiations of the file's generic funcs (README "Generic funcs"): each is compiled
 // under its mangled name, `mangled_name({"conv2d", {56, 56, 64, 64}})` = conv2d_56_56_64_64.
 // `import "NAME"` finds NAME.dsp in the source's directory, else in each of `import_dirs`
-// in order (the dspc command adds its -I directories, then library_dir()).
+// in order (the dspc command adds its -I directories, then library_dir()). When every func
+// of the file is generic and none is instantiated, the error names `wanted` (the func the
+// user asked for, `dspc run --func`) if it is one of them, else the first.
 std::optional<Compilation> compile_source(const SourceFile& source, const LowerOptions& options,
                                           Diagnostics& diag, const std::vector<FuncInstance>& instances = {},
-                                          const std::vector<std::string>& import_dirs = {});
+                                          const std::vector<std::string>& import_dirs = {},
+                                          const std::string& wanted = "");
 
 // The op library that comes with dspc (`import "nn"`; README "The op library"), from the
 // path of the running program: schedules/ beside it in a build tree (a folder with a

@@ -550,7 +550,7 @@ std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& sou
   if (!read_source(o.input, source)) return std::nullopt;
   LowerOptions lo = o.lower;
   lo.trace = &std::cout;
-  return compile_source(source, lo, diag, o.instances, o.import_dirs);
+  return compile_source(source, lo, diag, o.instances, o.import_dirs, o.func);
 }
 
 namespace {
