@@ -126,7 +126,7 @@ int run_graph(const DriverOptions& o, const Compilation& c, const Graph& g, cons
     GraphRunTensor rt;
     rt.name = t.name;
     rt.type_code = uint8_t(*runtime_code(t.dtype));
-    rt.bits = uint8_t(t.dtype.bits);
+    rt.bits = uint8_t(t.dtype.bytes() * 8);  // bool is stored in a byte (DType's bits are storage)
     rt.shape = t.shape;
     rt.nbytes = uint64_t(t.num_bytes());
     run.tensors.push_back(rt);
