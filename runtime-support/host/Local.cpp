@@ -22,11 +22,38 @@
 namespace dspc::detail {
 namespace {
 
+// Why a 64-bit little-endian ELF file cannot be what dlopen maps, or "" when its headers and
+// segments lie inside it: dlopen maps a truncated file's segments past its end, and touching
+// them is a SIGBUS, not an error (other files, dlopen itself refuses).
+std::string elf_outside_the_file(const std::vector<uint8_t>& b) {
+  if (b.size() < 64 || b[0] != 0x7f || b[1] != 'E' || b[2] != 'L' || b[3] != 'F' || b[4] != 2 || b[5] != 1)
+    return "";
+  auto u16 = [&](uint64_t at) { return uint64_t(b[at]) | uint64_t(b[at + 1]) << 8; };
+  auto u64 = [&](uint64_t at) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | b[at + uint64_t(i)];
+    return v;
+  };
+  uint64_t size = b.size(), phoff = u64(32), phentsize = u16(54), phnum = u16(56);
+  if (phnum && (phentsize < 56 || phoff > size || phnum * phentsize > size - phoff))
+    return "bad ELF: the program headers run past the end of the file";
+  for (uint64_t i = 0; i < phnum; i++) {
+    uint64_t ph = phoff + i * phentsize;
+    uint32_t type = uint32_t(u16(ph) | u16(ph + 2) << 16);
+    uint64_t offset = u64(ph + 8), filesz = u64(ph + 32);
+    if (type != 0 && (offset > size || filesz > size - offset))
+      return "bad ELF: segment outside the file (is it truncated?)";
+  }
+  return "";
+}
+
 class Local final : public Backend {
  public:
   explicit Local(const SessionOptions& options) {
     deadline = options.deadline;
     budget_ = options.arena_bytes;
+    if (options.vtcm_bytes > UINT32_MAX)
+      throw Error(ErrorKind::Usage, "cannot open an in-process session: vtcm_bytes must be below 4 GiB");
     uint32_t vtcm = options.vtcm_bytes ? uint32_t(options.vtcm_bytes) : DSPC_HOST_VTCM_DEFAULT;
     dspc_context_init(&ctx_);
     if (dspc_vtcm_set_capacity(vtcm, &ctx_) != 0)
@@ -77,6 +104,9 @@ class Local final : public Backend {
 
   uint32_t load(const std::string& path, const std::vector<uint8_t>& bytes) override {
     closed_check();
+    std::string name = path.empty() ? std::string("a module") : "'" + path + "'";
+    if (std::string why = elf_outside_the_file(bytes); !why.empty())
+      throw Error(ErrorKind::LoadFailed, "loading " + name + ": " + why);
     std::string where = path;
     int fd = -1;
     if (where.empty()) {  // bytes only: dlopen them through a memfd
@@ -88,7 +118,6 @@ class Local final : public Backend {
     void* h = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
     std::string why = h ? "" : dlerror();
     if (fd >= 0) close(fd);
-    std::string name = path.empty() ? std::string("a module") : "'" + path + "'";
     if (!h) throw Error(ErrorKind::LoadFailed, "loading " + name + ": " + why);
     auto* funcs = static_cast<const dspc_func_desc*>(dlsym(h, "__dspc_funcs"));
     auto* num = static_cast<const uint32_t*>(dlsym(h, "__dspc_num_funcs"));

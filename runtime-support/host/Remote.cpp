@@ -2,7 +2,9 @@
 //
 // 1. Create the arena (memfd, MAP_SHARED here and in the server), write its control block.
 // 2. fork/exec qemu-hexagon with the server; the memfd is its only inherited descriptor
-//    besides a pipe on stdout/stderr (kept to report what qemu said when it dies).
+//    besides a pipe on stdout/stderr (kept to report what qemu said when it dies). The fork
+//    happens on a thread that lives as long as the process, and the server gets SIGKILL when
+//    it ends: a host process that dies, even by SIGKILL, leaves no server behind.
 // 3. Wait (deadline) for the server to mark itself ready, then HELLO with the version.
 // 4. A request: write it into the request slot, bump request_seq, FUTEX_WAKE; wait for
 //    reply_seq by spinning briefly, then FUTEX_WAIT in slices, checking between slices that the
@@ -24,9 +26,70 @@
 #include <ctime>
 #include <thread>
 
+#include <sys/prctl.h>
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+
 #include "Backend.h"
 #include "Replies.h"
 #include "runtime-support/common/protocol.h"
+
+namespace {
+
+// fork() on a thread that lives as long as the process, with the child set to get SIGKILL when
+// that thread ends (PR_SET_PDEATHSIG fires when the forking *thread* exits): so a server never
+// outlives the host process, even one killed with SIGKILL, yet a session opened on a worker
+// thread that then exits keeps its server. `child` runs in the child (async-signal-safe calls
+// only) and must not return. Returns fork's result in the parent.
+pid_t fork_on_keeper_thread(const std::function<void()>& child) {
+  // The keeper's state is made afresh in each process: a process forked from one with a
+  // keeper has no keeper thread, and the parent's mutex and condition variable, copied with
+  // the parent's waiter in them, are not safe to reuse.
+  struct Keeper {
+    std::mutex m;
+    std::condition_variable cv;
+    const std::function<void()>* job = nullptr;
+    pid_t result = 0;
+    int error = 0;
+  };
+  static std::mutex request;   // one fork at a time
+  static Keeper* keeper = nullptr;  // never freed: its thread lives as long as the process
+  static pid_t keeper_of = 0;  // the process `keeper` belongs to
+  std::lock_guard<std::mutex> one(request);
+  if (keeper_of != getpid()) {
+    keeper_of = getpid();
+    keeper = new Keeper;
+    std::thread([k = keeper] {
+      std::unique_lock<std::mutex> lock(k->m);
+      for (;;) {
+        k->cv.wait(lock, [k] { return k->job != nullptr; });
+        pid_t parent = getpid();
+        pid_t pid = fork();
+        if (pid == 0) {
+          prctl(PR_SET_PDEATHSIG, SIGKILL);
+          if (getppid() != parent) _exit(127);  // the host died before prctl
+          (*k->job)();
+          _exit(127);
+        }
+        k->result = pid;
+        k->error = errno;
+        k->job = nullptr;
+        k->cv.notify_all();
+      }
+    }).detach();
+  }
+  Keeper* k = keeper;
+  std::unique_lock<std::mutex> lock(k->m);
+  k->job = &child;
+  k->cv.notify_all();
+  k->cv.wait(lock, [k] { return k->job == nullptr; });
+  errno = k->error;
+  return k->result;
+}
+
+}  // namespace
 
 namespace dspc::detail {
 namespace {
@@ -318,16 +381,16 @@ class Remote final : public Backend {
     argv.push_back(nullptr);
     int out[2];
     if (pipe2(out, O_CLOEXEC) != 0) throw Error(ErrorKind::System, system_error("pipe"));
-    pid_ = fork();
-    if (pid_ == 0) {  // the child: only async-signal-safe calls
+    int memfd = memfd_;
+    pid_ = fork_on_keeper_thread([&] {  // the child: only async-signal-safe calls
       int null = open("/dev/null", O_RDONLY);
       if (null >= 0) dup2(null, 0);
       dup2(out[1], 1);
       dup2(out[1], 2);
-      fcntl(memfd_, F_SETFD, 0);
+      fcntl(memfd, F_SETFD, 0);
       execv(argv[0], argv.data());
       _exit(127);
-    }
+    });
     close(out[1]);
     if (pid_ < 0) {
       close(out[0]);

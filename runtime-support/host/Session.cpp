@@ -1,6 +1,7 @@
 // The embedding API of <dspc/host.h> over a Backend (Remote for Hexagon targets, Local for
 // "host").
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -78,6 +79,7 @@ void flush_or_defer(detail::Backend& b) noexcept {
 // ---- Session ---------------------------------------------------------------------------------
 
 Session::Session(SessionOptions options) : options_(std::move(options)) {
+  if (options_.deadline.count() < 0) throw Error(ErrorKind::Usage, "a session's deadline cannot be negative");
   backend_ = options_.target == "host" ? detail::make_local_backend(options_)
                                        : detail::make_remote_backend(options_);
   backend_->lazy = options_.lazy_calls;
@@ -157,6 +159,7 @@ std::chrono::milliseconds Session::deadline() const {
   return need(backend_).deadline;
 }
 void Session::set_deadline(std::chrono::milliseconds d) {
+  if (d.count() < 0) throw Error(ErrorKind::Usage, "a session's deadline cannot be negative");
   need(backend_).deadline = d;
 }
 Session::RawReply Session::send_raw_for_testing(const std::vector<uint8_t>& bytes) {
@@ -176,6 +179,9 @@ DeviceBuffer::DeviceBuffer(Session& session, DType dtype, std::vector<int64_t> s
     : backend_(session.backend()), dtype_(dtype), shape_(std::move(shape)), memory_(memory) {
   if (dtype.bits != 8 && dtype.bits != 16 && dtype.bits != 32 && dtype.bits != 64)
     throw Error(ErrorKind::Usage, "a dtype has 8, 16, 32 or 64 bits");
+  if (dtype.code > 3) throw Error(ErrorKind::Usage, "a dtype's code is 0 (int), 1 (uint), 2 (float) or 3 (bool)");
+  if (memory != Memory::Global && memory != Memory::VTCM)
+    throw Error(ErrorKind::Usage, "a buffer's memory is Memory::Global or Memory::VTCM");
   uint64_t n = dtype.bits / 8;
   for (int64_t e : shape_) {
     if (e < 0 || (e && n > (uint64_t(1) << 62) / uint64_t(e)))
@@ -233,6 +239,7 @@ void DeviceBuffer::copy_from_host(const void* src, uint64_t nbytes) {
   if (nbytes != nbytes_)
     throw Error(ErrorKind::Usage, "copy of " + std::to_string(nbytes) + " bytes into a buffer of " +
                                       std::to_string(nbytes_) + " bytes");
+  if (!src && nbytes) throw Error(ErrorKind::Usage, "copy into a buffer from a null pointer");
   {
     std::lock_guard<std::mutex> lock(backend_->mutex);
     // Queued calls that use the buffer see it as it was when they were queued.
@@ -247,6 +254,7 @@ void DeviceBuffer::copy_to_host(void* dst, uint64_t nbytes) const {
   if (nbytes != nbytes_)
     throw Error(ErrorKind::Usage, "copy of " + std::to_string(nbytes) + " bytes out of a buffer of " +
                                       std::to_string(nbytes_) + " bytes");
+  if (!dst && nbytes) throw Error(ErrorKind::Usage, "copy out of a buffer to a null pointer");
   {
     std::lock_guard<std::mutex> lock(backend_->mutex);
     // A read waits for the queued calls that use the buffer (and so for those before them).
@@ -272,9 +280,18 @@ struct Module::State {
 };
 
 Module Module::load(Session& session, const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error(ErrorKind::LoadFailed, "loading '" + path + "': " +
+                                           (std::filesystem::exists(path, ec) ? "not a regular file" : "cannot read the file"));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::LoadFailed, "loading '" + path + "': cannot read the file");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes;
+  try {
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::exception& e) {
+    throw Error(ErrorKind::LoadFailed, "loading '" + path + "': cannot read the file (" + e.what() + ")");
+  }
   Module m;
   m.state_ = std::make_shared<State>();
   m.state_->backend = session.backend();

@@ -3,8 +3,12 @@
 // survived); a new session works afterwards.
 #include <elf.h>
 #include <signal.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include <cstring>
+#include <cstdio>
+#include <fstream>
 #include <thread>
 
 #include "common.h"
@@ -341,6 +345,92 @@ TEST(HostFailure, ModulesThatFailToLoadInProcess) {
                [&] { m.function("add_i32")(A, B, C); });
   expect_error(ErrorKind::NoMemory, "VTCM allocation of",
                [&] { DeviceBuffer v(s, DType::u8(), {64 << 20}, dspc::Memory::VTCM); });
+}
+
+// Misuse of the API that was unchecked (held-out check, session 11): each is a dspc::Error,
+// on both targets, and the session keeps working.
+TEST_F(Failure, ApiMisuseIsAnError) {
+  for (std::string target : {std::string(kHex), std::string("host")}) {
+    SCOPED_TRACE(target);
+    dspc::SessionOptions o;
+    o.target = target;
+    Session s(o);
+    DeviceBuffer A(s, DType::u8(), {256});
+    expect_error(ErrorKind::Usage, "copy into a buffer from a null pointer", [&] { A.copy_from_host(nullptr, 256); });
+    expect_error(ErrorKind::Usage, "copy out of a buffer to a null pointer", [&] { A.copy_to_host(nullptr, 256); });
+    expect_error(ErrorKind::Usage, "a dtype's code is 0 (int), 1 (uint), 2 (float) or 3 (bool)",
+                 [&] { DeviceBuffer b(s, DType{9, 8}, {4}); });
+    expect_error(ErrorKind::Usage, "a buffer's memory is Memory::Global or Memory::VTCM",
+                 [&] { DeviceBuffer b(s, DType::u8(), {4}, static_cast<dspc::Memory>(7)); });
+    expect_error(ErrorKind::Usage, "a session's deadline cannot be negative",
+                 [&] { s.set_deadline(std::chrono::milliseconds(-5)); });
+    expect_error(ErrorKind::LoadFailed, "loading '/tmp': not a regular file", [&] { Module::load(s, "/tmp"); });
+    std::vector<uint8_t> one(256, 1), back(256);
+    A.copy_from_host(one.data(), 256);
+    A.copy_to_host(back.data(), 256);
+    EXPECT_EQ(back[255], 1);
+    dspc::SessionOptions negative = o;
+    negative.deadline = std::chrono::milliseconds(-1);
+    expect_error(ErrorKind::Usage, "a session's deadline cannot be negative", [&] { Session bad(negative); });
+  }
+  dspc::SessionOptions huge;
+  huge.target = "host";
+  huge.vtcm_bytes = uint64_t(1) << 33;  // was taken modulo 2^32: a pool of 0 bytes
+  expect_error(ErrorKind::Usage, "vtcm_bytes must be below 4 GiB", [&] { Session bad(huge); });
+}
+
+// A host process killed with SIGKILL leaves no device server behind: the server gets SIGKILL
+// when the process's keeper thread ends (held-out check, session 11: it lived on, reparented).
+TEST_F(Failure, ServerDiesWithTheHostProcess) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // a host process that opens a session, reports its server, and waits
+    close(fds[0]);
+    Session s;
+    int pid = s.server_pid();
+    if (write(fds[1], &pid, sizeof pid) != sizeof pid) _exit(1);
+    for (;;) pause();
+  }
+  close(fds[1]);
+  int server = -1;
+  ASSERT_EQ(read(fds[0], &server, sizeof server), ssize_t(sizeof server));
+  close(fds[0]);
+  ASSERT_GT(server, 0);
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  // Gone, or a zombie waiting for whoever adopted it to reap it: not running either way.
+  auto running = [&] {
+    std::ifstream stat("/proc/" + std::to_string(server) + "/stat");
+    std::string pid, comm, state;
+    if (!(stat >> pid >> comm >> state)) return false;
+    return state != "Z" && state != "X";
+  };
+  for (int i = 0; i < 500 && running(); i++) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(running()) << "the server " << server << " outlived its host process";
+  if (running()) kill(server, SIGKILL);
+}
+
+// A truncated host module: dlopen would map its segments past the end of the file and the
+// first touch would be a SIGBUS; the loader refuses it first (held-out check, session 11).
+TEST(HostFailure, TruncatedModuleFailsToLoadInProcess) {
+  dspc::SessionOptions o;
+  o.target = "host";
+  Session s(o);
+  std::vector<uint8_t> good = read_bytes(module_path("host", "v1"));
+  std::vector<uint8_t> half(good.begin(), good.begin() + good.size() / 2);
+  std::string path = testing::TempDir() + "/dspc-truncated-host-module.so";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(half.data()), std::streamsize(half.size()));
+  }
+  expect_error(ErrorKind::LoadFailed, "bad ELF: segment outside the file", [&] { Module::load(s, path); });
+  expect_error(ErrorKind::LoadFailed, "bad ELF: segment outside the file", [&] { Module::load_bytes(s, half); });
+  std::remove(path.c_str());
+  auto m = Module::load_bytes(s, good);
+  m.function("empty")();
 }
 
 }  // namespace
