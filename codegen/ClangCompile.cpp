@@ -16,6 +16,7 @@
 // compilation: they are checked against a known list here, not applied.
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/SourceManager.h>
 #include <clang/CodeGen/CodeGenAction.h>
 #include <clang/Driver/Compilation.h>
 #include <clang/Driver/Driver.h>
@@ -31,6 +32,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <mutex>
 
@@ -163,6 +165,13 @@ bool compile_c_source(const std::string& source, const Target& target, const CSo
   ci.createDiagnostics(new clang::TextDiagnosticPrinter(llvm::errs(), diag_opts.get()), /*ShouldOwnClient=*/true);
   clang::EmitObjAction action;
   bool ok = ci.ExecuteAction(action) && !ci.getDiagnostics().hasErrorOccurred();
+  if (ok && options.read && ci.hasSourceManager()) {
+    std::vector<std::string> files;
+    clang::SourceManager& sm = ci.getSourceManager();
+    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) files.push_back(it->first.getName().str());
+    std::sort(files.begin(), files.end());
+    options.read->insert(options.read->end(), files.begin(), files.end());
+  }
   if (!ok) {
     // Clang printed the diagnostics; this counts them for dspc's exit code.
     unsigned errors = ci.getDiagnostics().getClient()->getNumErrors();

@@ -91,6 +91,8 @@ struct CSourceOptions {
   std::vector<std::string> include_dirs;  // -I, e.g. where the kernels' generated headers are
   int opt_level = 2;
   bool time_passes = false;  // Clang's -ftime-report
+  // When set, gets the path of every file the compile read (the source, its headers), for -MD.
+  std::vector<std::string>* read = nullptr;
 };
 // The clang flags of a C (or C++) compile for `target`: runtime-support's device flags
 // (freestanding, no PIC, -G0 and HVX on Hexagon), the language standard and the include dirs.

@@ -11,6 +11,7 @@
 //    program's main) is compiled the same way;
 // 4. lld links everything with runtime-support's libdspc_rt.a, as --emit=exe does.
 // No clang or lld binary runs.
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -117,10 +118,18 @@ int build_program(const DriverOptions& o, const std::string& work, const std::st
   if (!write_file(shim, kStartShim)) return 1;
   std::vector<std::string> sources = o.c_sources;
   sources.push_back(shim);
+  std::vector<std::string> read;  // what the C compiles read, for -MD
+  if (imported) copts.read = &read;
   for (size_t i = 0; i < sources.size(); ++i) {
     std::string obj_path = work + "/" + std::to_string(i) + "-" + stem(sources[i]) + ".o";
     if (!compile_c_source(sources[i], target, copts, obj_path, diag)) return failure_status(diag);
     objects.push_back(obj_path);
+  }
+  // The headers the user's sources include (the sources are in the depfile already; the
+  // generated headers and the start-up shim live in `work`, gone after this command).
+  for (const std::string& f : read) {
+    if (f.rfind(work + "/", 0) == 0 || std::find(sources.begin(), sources.end(), f) != sources.end()) continue;
+    if (std::find(imported->begin(), imported->end(), f) == imported->end()) imported->push_back(f);
   }
   return link_executable(objects, target, o.runtime_dir, out_path, diag) ? 0 : failure_status(diag);
 }
