@@ -369,6 +369,7 @@ class Remote final : public Backend {
     std::string server = options_.server.empty() ? default_server() : options_.server;
     if (access(server.c_str(), R_OK) != 0)
       throw Error(ErrorKind::Usage, system_error("device server '" + server + "'"));
+    if (access(qemu.c_str(), X_OK) != 0) throw Error(ErrorKind::Usage, system_error("qemu '" + qemu + "'"));
     std::vector<std::string> argv_s = {qemu,
                                        "-cpu",
                                        DSPC_HOST_QEMU_CPU,

@@ -361,7 +361,10 @@ void Function::call(const std::vector<const DeviceBuffer*>& args) const {
   }
   int32_t status = backend_->call(handle_, a, &error);
   if (status == 0) return;
-  throw Error(status == 2 ? ErrorKind::BadArgument : ErrorKind::Kernel, name_ + ": " + error, status);
+  // The checked entry's messages name the function already ("add: argument 1 (B): ...").
+  std::string prefix = name_ + ": ";
+  throw Error(status == 2 ? ErrorKind::BadArgument : ErrorKind::Kernel,
+              error.rfind(prefix, 0) == 0 ? error : prefix + error, status);
 }
 
 }  // namespace dspc

@@ -365,6 +365,15 @@ TEST_F(Failure, ApiMisuseIsAnError) {
     expect_error(ErrorKind::Usage, "a session's deadline cannot be negative",
                  [&] { s.set_deadline(std::chrono::milliseconds(-5)); });
     expect_error(ErrorKind::LoadFailed, "loading '/tmp': not a regular file", [&] { Module::load(s, "/tmp"); });
+    auto m = Module::load(s, module_path(target, "v1"));
+    DeviceBuffer X(s, DType::i32(), {1024}), Y(s, DType::i32(), {1023}), Z(s, DType::i32(), {1024});
+    try {
+      m.function("add_i32")(X, Y, Z);
+      ADD_FAILURE() << "a wrong shape was accepted";
+    } catch (const dspc::Error& e) {  // the function is named once (was "add_i32: add_i32: ...")
+      EXPECT_EQ(std::string(e.what()).rfind("add_i32: argument 1 (B): expected shape i32[1024], got i32[1023]", 0), 0u)
+          << e.what();
+    }
     std::vector<uint8_t> one(256, 1), back(256);
     A.copy_from_host(one.data(), 256);
     A.copy_to_host(back.data(), 256);
@@ -373,6 +382,10 @@ TEST_F(Failure, ApiMisuseIsAnError) {
     negative.deadline = std::chrono::milliseconds(-1);
     expect_error(ErrorKind::Usage, "a session's deadline cannot be negative", [&] { Session bad(negative); });
   }
+  dspc::SessionOptions no_qemu;
+  no_qemu.qemu = "/nonexistent/qemu-hexagon";  // was "exit status 127", with no reason
+  expect_error(ErrorKind::Usage, "qemu '/nonexistent/qemu-hexagon': No such file or directory",
+               [&] { Session bad(no_qemu); });
   dspc::SessionOptions huge;
   huge.target = "host";
   huge.vtcm_bytes = uint64_t(1) << 33;  // was taken modulo 2^32: a pool of 0 bytes
