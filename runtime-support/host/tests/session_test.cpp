@@ -20,6 +20,11 @@ class SessionTest : public ::testing::TestWithParam<std::string> {
     o.target = GetParam();
     return o;
   }
+  dspc::SessionOptions lazy_options() {
+    dspc::SessionOptions o = options();
+    o.lazy_calls = true;
+    return o;
+  }
 };
 
 TEST_P(SessionTest, AddsThroughThePackedEntry) {
@@ -93,9 +98,7 @@ TEST_P(SessionTest, LazyQueueSendsQueuedCallsAsOneRequest) {
 // a buffer a queued call reads waits for the queue, so the call sees the value it was queued
 // with (a graph's host step results, copied in between device calls: held-out check, session 11).
 TEST_P(SessionTest, LazyQueueCopiesOfOtherBuffersDoNotFlush) {
-  dspc::SessionOptions o = options();
-  o.lazy_calls = true;
-  Session s(o);
+  Session s(lazy_options());
   auto m = Module::load(s, module_path(GetParam(), "v1"));
   auto add = m.function("add_i32");
   std::vector<int32_t> one(1024, 1), two(1024, 2), out(1024);
@@ -127,9 +130,7 @@ TEST_P(SessionTest, LazyQueueCopiesOfOtherBuffersDoNotFlush) {
 // A queued call that fails is reported at the flush, by its place in the queue and its name;
 // the calls queued after it do not run, and the session keeps working.
 TEST_P(SessionTest, LazyQueueNamesTheFailingCall) {
-  dspc::SessionOptions o = options();
-  o.lazy_calls = true;
-  Session s(o);
+  Session s(lazy_options());
   auto m = Module::load(s, module_path(GetParam(), "v1"));
   auto add = m.function("add_i32");
   std::vector<int32_t> one(1024, 1), out(1024);
