@@ -9,6 +9,7 @@
 // two, never share device state. There is no deadline and no isolation: a kernel that crashes
 // or never returns takes the process with it.
 #include <dlfcn.h>
+#include <elf.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -26,22 +27,19 @@ namespace {
 // segments lie inside it: dlopen maps a truncated file's segments past its end, and touching
 // them is a SIGBUS, not an error (other files, dlopen itself refuses).
 std::string elf_outside_the_file(const std::vector<uint8_t>& b) {
-  if (b.size() < 64 || b[0] != 0x7f || b[1] != 'E' || b[2] != 'L' || b[3] != 'F' || b[4] != 2 || b[5] != 1)
+  Elf64_Ehdr eh;
+  if (b.size() < sizeof eh || std::memcmp(b.data(), ELFMAG, SELFMAG) != 0 || b[EI_CLASS] != ELFCLASS64 ||
+      b[EI_DATA] != ELFDATA2LSB)
     return "";
-  auto u16 = [&](uint64_t at) { return uint64_t(b[at]) | uint64_t(b[at + 1]) << 8; };
-  auto u64 = [&](uint64_t at) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | b[at + uint64_t(i)];
-    return v;
-  };
-  uint64_t size = b.size(), phoff = u64(32), phentsize = u16(54), phnum = u16(56);
-  if (phnum && (phentsize < 56 || phoff > size || phnum * phentsize > size - phoff))
+  std::memcpy(&eh, b.data(), sizeof eh);
+  uint64_t size = b.size();
+  if (eh.e_phnum && (eh.e_phentsize < sizeof(Elf64_Phdr) || eh.e_phoff > size ||
+                     uint64_t(eh.e_phnum) * eh.e_phentsize > size - eh.e_phoff))
     return "bad ELF: the program headers run past the end of the file";
-  for (uint64_t i = 0; i < phnum; i++) {
-    uint64_t ph = phoff + i * phentsize;
-    uint32_t type = uint32_t(u16(ph) | u16(ph + 2) << 16);
-    uint64_t offset = u64(ph + 8), filesz = u64(ph + 32);
-    if (type != 0 && (offset > size || filesz > size - offset))
+  for (uint64_t i = 0; i < eh.e_phnum; i++) {
+    Elf64_Phdr ph;
+    std::memcpy(&ph, b.data() + eh.e_phoff + i * eh.e_phentsize, sizeof ph);
+    if (ph.p_type != PT_NULL && (ph.p_offset > size || ph.p_filesz > size - ph.p_offset))
       return "bad ELF: segment outside the file (is it truncated?)";
   }
   return "";
