@@ -302,9 +302,8 @@ class Remote final : public Backend {
     // The server exits 0 right after replying; anything else is an error.
     auto until = Clock::now() + deadline;
     for (;;) {
-      int status = 0;
-      pid_t w = waitpid(pid_, &status, WNOHANG);
-      if (w == pid_) {
+      int status = exit_status_;  // reaped already if it exited while we waited for the reply
+      if (pid_ < 0 || waitpid(pid_, &status, WNOHANG) == pid_) {
         pid_ = -1;
         teardown();
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
@@ -457,10 +456,16 @@ class Remote final : public Backend {
     throw Error(kind, message + (out.empty() ? "" : "; the server said: " + out));
   }
 
-  void check_alive(const char* during) {
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) != pid_) return;
-    pid_ = -1;
+  // Reaps the server if it has exited and fails, unless it had answered request `seq` first
+  // (shutdown replies, then exits: the host may see the exit before it re-reads reply_seq).
+  void check_alive(const char* during, uint32_t seq = 0) {
+    int status = exit_status_;
+    if (pid_ > 0) {
+      if (waitpid(pid_, &status, WNOHANG) != pid_) return;
+      pid_ = -1;
+      exit_status_ = status;
+      if (seq && __atomic_load_n(&ctl_->reply_seq, __ATOMIC_SEQ_CST) == seq) return;
+    }
     fail(ErrorKind::ServerDied, std::string("the device server died during the ") + during + " (" +
                                     describe(status) + "); the session is closed");
   }
@@ -498,7 +503,8 @@ class Remote final : public Backend {
       if ((spins & 63) != 63) continue;
       auto t = Clock::now();
       if (t - begin < options_.spin) continue;  // spin first
-      check_alive(what);
+      check_alive(what, seq);
+      if (__atomic_load_n(&ctl_->reply_seq, __ATOMIC_ACQUIRE) == seq) break;
       if (t > until)
         fail(ErrorKind::Timeout, std::string("the ") + what + " did not finish within " +
                                      std::to_string(deadline.count()) +
@@ -541,6 +547,7 @@ class Remote final : public Backend {
   SessionOptions options_;
   int memfd_ = -1, out_fd_ = -1;
   pid_t pid_ = -1;
+  int exit_status_ = 0;  // the server's wait status once reaped (pid_ is then -1)
   char* arena_ = nullptr;
   uint64_t arena_bytes_ = 0;
   dspc_proto_control* ctl_ = nullptr;

@@ -6,6 +6,9 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include <sys/syscall.h>
+
+#include <atomic>
 #include <cstring>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +16,15 @@
 
 #include "common.h"
 #include "runtime-support/common/protocol.h"
+
+// A slow host, on demand: this definition interposes on libc's for the host runtime too. With
+// slow_waitpid set, a poll of one child (WNOHANG) first sleeps 100 ms, as a host thread
+// preempted between reading the reply word and reaping the server would.
+static std::atomic<bool> slow_waitpid{false};
+extern "C" pid_t waitpid(pid_t pid, int* status, int options) {
+  if (slow_waitpid.load() && pid > 0 && (options & WNOHANG)) usleep(100000);
+  return pid_t(syscall(SYS_wait4, pid, status, options, nullptr));
+}
 
 namespace {
 
@@ -221,9 +233,10 @@ TEST_F(Failure, MalformedRepliesCloseTheSession) {
   const std::pair<uint32_t, const char*> modes[] = {{DSPC_PROTO_BAD_MAGIC, "bad magic"},
                                                     {DSPC_PROTO_BAD_LENGTH, "length outside the reply slot"},
                                                     {DSPC_PROTO_BAD_SEQ, "sequence number does not match"}};
-  for (auto [mode, text] : modes) {
+  for (const auto& [mode, text] : modes) {
     Session s;
-    expect_error(ErrorKind::Protocol, text, [&] { s.request_bad_reply_for_testing(mode); });
+    uint32_t m = mode;
+    expect_error(ErrorKind::Protocol, text, [&] { s.request_bad_reply_for_testing(m); });
     expect_closed(s);
   }
 }
@@ -390,6 +403,28 @@ TEST_F(Failure, ApiMisuseIsAnError) {
   huge.target = "host";
   huge.vtcm_bytes = uint64_t(1) << 33;  // was taken modulo 2^32: a pool of 0 bytes
   expect_error(ErrorKind::Usage, "vtcm_bytes must be below 4 GiB", [&] { Session bad(huge); });
+}
+
+// The server replies to a shutdown and exits at once; a host that sees the exit before it
+// re-reads the reply word has its reply all the same (CI, session 11: under the sanitizers
+// this was "the device server died during the shutdown (exit status 0)").
+TEST_F(Failure, ShutdownWhoseExitIsSeenBeforeItsReply) {
+  dspc::SessionOptions o;
+  o.spin = std::chrono::microseconds(0);  // the host polls the server at once, and
+  o.server_spin = 0;                      // the server sleeps, so its reply comes later
+  for (int i = 0; i < 3; i++) {
+    Session s(o);
+    int pid = s.server_pid();
+    slow_waitpid = true;
+    try {
+      s.close();
+    } catch (const dspc::Error& e) {
+      ADD_FAILURE() << e.what();
+    }
+    slow_waitpid = false;
+    EXPECT_FALSE(s.is_open());
+    EXPECT_NE(kill(pid, 0), 0) << "the server " << pid << " still runs";
+  }
 }
 
 // A host process killed with SIGKILL leaves no device server behind: the server gets SIGKILL
