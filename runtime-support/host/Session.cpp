@@ -110,6 +110,12 @@ static detail::Backend& need(const std::shared_ptr<detail::Backend>& b) {
   return *b;
 }
 
+// Every use of a closed session is refused here, alike on both targets: "<what>: the session is
+// closed". Call with the backend's mutex held.
+static void need_open(detail::Backend& b, const std::string& what) {
+  if (!b.is_open()) throw Error(ErrorKind::Closed, what + ": the session is closed");
+}
+
 void Session::sync() {
   auto& b = need(backend_);
   std::lock_guard<std::mutex> lock(b.mutex);
@@ -148,6 +154,7 @@ int Session::server_pid() const {
 std::string Session::last_error() {
   auto& b = need(backend_);
   std::lock_guard<std::mutex> lock(b.mutex);
+  need_open(b, "last error");
   flush_locked(b);
   return b.last_error();
 }
@@ -191,6 +198,7 @@ DeviceBuffer::DeviceBuffer(Session& session, DType dtype, std::vector<int64_t> s
   nbytes_ = n;
   auto& b = need(backend_);
   std::lock_guard<std::mutex> lock(b.mutex);
+  need_open(b, "allocating a buffer");
   detail::Allocation a = b.alloc(n, memory);
   handle_ = a.handle;
   host_ = a.host;
@@ -234,8 +242,8 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
 }
 
 void DeviceBuffer::copy_from_host(const void* src, uint64_t nbytes) {
-  if (!host_ || !backend_->is_open())
-    throw Error(ErrorKind::Closed, "copy into a buffer of a closed session");
+  if (!host_) throw Error(ErrorKind::Usage, "copy into a moved-from buffer");
+  if (!backend_->is_open()) throw Error(ErrorKind::Closed, "copy into a buffer of a closed session");
   if (nbytes != nbytes_)
     throw Error(ErrorKind::Usage, "copy of " + std::to_string(nbytes) + " bytes into a buffer of " +
                                       std::to_string(nbytes_) + " bytes");
@@ -249,8 +257,8 @@ void DeviceBuffer::copy_from_host(const void* src, uint64_t nbytes) {
 }
 
 void DeviceBuffer::copy_to_host(void* dst, uint64_t nbytes) const {
-  if (!host_ || !backend_->is_open())
-    throw Error(ErrorKind::Closed, "copy from a buffer of a closed session");
+  if (!host_) throw Error(ErrorKind::Usage, "copy out of a moved-from buffer");
+  if (!backend_->is_open()) throw Error(ErrorKind::Closed, "copy from a buffer of a closed session");
   if (nbytes != nbytes_)
     throw Error(ErrorKind::Usage, "copy of " + std::to_string(nbytes) + " bytes out of a buffer of " +
                                       std::to_string(nbytes_) + " bytes");
@@ -297,6 +305,7 @@ Module Module::load(Session& session, const std::string& path) {
   m.state_->backend = session.backend();
   auto& b = need(m.state_->backend);
   std::lock_guard<std::mutex> lock(b.mutex);
+  need_open(b, "loading '" + path + "'");
   m.state_->handle = b.load(path, bytes);
   m.state_->loaded = true;
   return m;
@@ -308,6 +317,7 @@ Module Module::load_bytes(Session& session, const std::vector<uint8_t>& elf) {
   m.state_->backend = session.backend();
   auto& b = need(m.state_->backend);
   std::lock_guard<std::mutex> lock(b.mutex);
+  need_open(b, "loading a module");
   m.state_->handle = b.load("", elf);
   m.state_->loaded = true;
   return m;
@@ -324,6 +334,7 @@ Function Module::function(const std::string& name) const {
     throw Error(ErrorKind::Usage, "looking up '" + name + "': the module is unloaded");
   auto& b = need(state_->backend);
   std::lock_guard<std::mutex> lock(b.mutex);
+  need_open(b, "looking up '" + name + "'");
   detail::Lookup l = b.lookup(state_->handle, name);
   Function f;
   f.backend_ = state_->backend;
@@ -339,8 +350,9 @@ void Function::call(const std::vector<const DeviceBuffer*>& args) const {
   std::vector<detail::CallArg> a;
   for (size_t i = 0; i < args.size(); i++) {
     const DeviceBuffer* d = args[i];
-    if (!d || !d->host_)
-      throw Error(ErrorKind::Usage, name_ + ": argument " + std::to_string(i) + " is empty");
+    if (!d) throw Error(ErrorKind::Usage, name_ + ": argument " + std::to_string(i) + " is null");
+    if (!d->host_)
+      throw Error(ErrorKind::Usage, name_ + ": argument " + std::to_string(i) + " is a moved-from buffer");
     if (d->backend_ != backend_)
       throw Error(ErrorKind::Usage,
                   name_ + ": argument " + std::to_string(i) + " belongs to another session");
@@ -348,8 +360,8 @@ void Function::call(const std::vector<const DeviceBuffer*>& args) const {
   }
   std::string error;
   std::lock_guard<std::mutex> lock(backend_->mutex);
+  need_open(*backend_, name_);
   if (backend_->lazy) {
-    if (!backend_->is_open()) throw Error(ErrorKind::Closed, name_ + ": the session is closed");
     detail::QueuedCall q{handle_, name_, a, {}};
     q.shapes.reserve(a.size());
     for (size_t i = 0; i < a.size(); i++) {
