@@ -15,6 +15,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -32,12 +33,20 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <new>
 
 #include "Backend.h"
 #include "Replies.h"
 #include "runtime-support/common/protocol.h"
 
 namespace {
+
+// One server start-up at a time. A process that forks while another of its threads holds this
+// lock gets it locked by a thread it does not have: the child makes it afresh, and so can open
+// sessions of its own (it has no keeper thread either: fork_on_keeper_thread starts one).
+std::mutex start_lock;
+[[maybe_unused]] const int start_lock_reset =
+    pthread_atfork(nullptr, nullptr, [] { new (&start_lock) std::mutex; });
 
 // fork() on a thread that lives as long as the process, with the child set to get SIGKILL when
 // that thread ends (PR_SET_PDEATHSIG fires when the forking *thread* exits): so a server never
@@ -55,10 +64,9 @@ pid_t fork_on_keeper_thread(const std::function<void()>& child) {
     pid_t result = 0;
     int error = 0;
   };
-  static std::mutex request;   // one fork at a time
   static Keeper* keeper = nullptr;  // never freed: its thread lives as long as the process
   static pid_t keeper_of = 0;  // the process `keeper` belongs to
-  std::lock_guard<std::mutex> one(request);
+  std::lock_guard<std::mutex> one(start_lock);
   if (keeper_of != getpid()) {
     keeper_of = getpid();
     keeper = new Keeper;

@@ -1,6 +1,7 @@
 // Failures (issue #10, "Failure handling"): each gives a clear error within 5 s, no hang, no
 // leaked descriptor or child, and the session is closed (or still usable where the device
 // survived); a new session works afterwards.
+#include <dlfcn.h>
 #include <elf.h>
 #include <signal.h>
 #include <unistd.h>
@@ -26,6 +27,19 @@ static std::atomic<bool> slow_waitpid{false};
 extern "C" pid_t waitpid(pid_t pid, int* status, int options) {
   if (slow_waitpid.load() && pid > 0 && (options & WNOHANG)) usleep(100000);
   return pid_t(syscall(SYS_wait4, pid, status, options, nullptr));
+}
+
+// A slow fork, on demand, likewise: with slow_fork set, a fork by any thread but fork_tester
+// (the runtime's keeper thread) says so in keeper_forking and waits until slow_fork is cleared.
+static std::atomic<bool> slow_fork{false}, keeper_forking{false};
+static std::atomic<pid_t> fork_tester{0};
+extern "C" pid_t fork() {
+  static auto real = reinterpret_cast<pid_t (*)()>(dlsym(RTLD_NEXT, "fork"));
+  if (slow_fork.load() && pid_t(syscall(SYS_gettid)) != fork_tester.load()) {
+    keeper_forking = true;
+    while (slow_fork.load()) usleep(1000);
+  }
+  return real();
 }
 
 namespace {
@@ -511,6 +525,39 @@ TEST_F(Failure, ShutdownWhoseExitIsSeenBeforeItsReply) {
     slow_waitpid = false;
     EXPECT_FALSE(s.is_open());
     EXPECT_NE(kill(pid, 0), 0) << "the server " << pid << " still runs";
+  }
+}
+
+// A process that forks while another of its threads is starting a server: the child opens
+// sessions of its own. (The lock that serializes start-ups is held at the fork by the other
+// thread, which the child does not have; the child must not wait on it.) slow_fork holds the
+// keeper thread's fork, lock held, until this thread has forked.
+TEST_F(Failure, ForkWhileAnotherThreadOpensASession) {
+  for (int i = 0; i < 3; i++) {
+    fork_tester = pid_t(syscall(SYS_gettid));
+    keeper_forking = false;
+    slow_fork = true;
+    std::thread opener([] { Session s; });
+    while (!keeper_forking) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    pid_t c = fork();
+    ASSERT_GE(c, 0);
+    if (c == 0) {
+      slow_fork = false;  // this process's own keeper forks at once
+      alarm(10);          // a child that deadlocks dies of SIGALRM
+      try {
+        Session s;
+        s.close();
+      } catch (...) {
+        _exit(2);
+      }
+      _exit(0);
+    }
+    slow_fork = false;
+    opener.join();
+    int st = 0;
+    waitpid(c, &st, 0);
+    EXPECT_FALSE(WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM) << "the child could not open a session";
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "status " << st;
   }
 }
 
