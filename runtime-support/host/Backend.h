@@ -5,10 +5,16 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 
 #include "dspc/host.h"
 
 namespace dspc::detail {
+
+// The largest arena (SessionOptions::arena_bytes): qemu-hexagon's 4 GiB guest address space
+// also holds the device server, its heap and its stack, and arenas from about 2.993 GiB up did
+// not map. The in-process target takes the same bound, for device memory.
+constexpr uint64_t kMaxArenaBytes = 0xb0000000ull;  // 2.75 GiB
 
 struct Allocation {
   uint64_t handle;  // arena offset (Remote) or address (Local)
@@ -66,6 +72,10 @@ class Backend {
 
   std::chrono::milliseconds deadline{5000};
   std::mutex mutex;  // one request at a time
+  // Copies hold it shared while they touch device memory; closing holds it exclusive to unmap
+  // that memory, so a copy on one thread never reads memory another thread's failed request
+  // (or close) has just unmapped. Never held while waiting for `mutex`.
+  std::shared_mutex memory_lock;
   // Requests sent to the device server and answered (Session::round_trips); in-process: none.
   std::atomic<uint64_t> round_trips{0};
   // The lazy call queue (guarded by `mutex`), and an error a flush from a destructor could not

@@ -75,11 +75,13 @@ class Local final : public Backend {
       return {uint64_t(uintptr_t(p)), static_cast<char*>(p)};
     }
     uint64_t n = nbytes ? nbytes : 1;
-    if (n > budget_ - used_)
-      throw Error(ErrorKind::NoMemory, "device memory allocation: device memory allocation of " +
-                                           std::to_string(nbytes) + " bytes failed: out of device memory (" +
-                                           std::to_string(budget_ - used_) + " of " +
-                                           std::to_string(budget_) + " bytes free)");
+    if (n > budget_ - used_) {  // the device's last error says it too, as on Hexagon
+      std::string why = "device memory allocation of " + std::to_string(nbytes) +
+                        " bytes failed: out of device memory (" + std::to_string(budget_ - used_) + " of " +
+                        std::to_string(budget_) + " bytes free)";
+      dspc_set_last_error(why.c_str(), &ctx_);
+      throw Error(ErrorKind::NoMemory, "device memory allocation: " + why);
+    }
     void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw Error(ErrorKind::NoMemory, "device memory allocation: out of host memory");
     used_ += n;
@@ -103,8 +105,11 @@ class Local final : public Backend {
   uint32_t load(const std::string& path, const std::vector<uint8_t>& bytes) override {
     closed_check();
     std::string name = path.empty() ? std::string("a module") : "'" + path + "'";
-    if (std::string why = elf_outside_the_file(bytes); !why.empty())
-      throw Error(ErrorKind::LoadFailed, "loading " + name + ": " + why);
+    auto failed = [&](std::string why) {  // the device's last error says it too, as on Hexagon
+      dspc_set_last_error(why.c_str(), &ctx_);
+      return Error(ErrorKind::LoadFailed, "loading " + name + ": " + why);
+    };
+    if (std::string why = elf_outside_the_file(bytes); !why.empty()) throw failed(why);
     std::string where = path;
     int fd = -1;
     if (where.empty()) {  // bytes only: dlopen them through a memfd
@@ -116,13 +121,14 @@ class Local final : public Backend {
     void* h = dlopen(where.c_str(), RTLD_NOW | RTLD_LOCAL);
     std::string why = h ? "" : dlerror();
     if (fd >= 0) close(fd);
-    if (!h) throw Error(ErrorKind::LoadFailed, "loading " + name + ": " + why);
+    // dlerror names the file; a module given as bytes has none but the memfd's /proc path.
+    if (fd >= 0 && why.rfind(where + ": ", 0) == 0) why.erase(0, where.size() + 2);
+    if (!h) throw failed(why);
     auto* funcs = static_cast<const dspc_func_desc*>(dlsym(h, "__dspc_funcs"));
     auto* num = static_cast<const uint32_t*>(dlsym(h, "__dspc_num_funcs"));
     if (!funcs || !num) {
       dlclose(h);
-      throw Error(ErrorKind::LoadFailed,
-                  "loading " + name + ": module has no __dspc_funcs / __dspc_num_funcs table");
+      throw failed("module has no __dspc_funcs / __dspc_num_funcs table");
     }
     modules_.push_back({h, funcs, *num});
     return uint32_t(modules_.size() - 1);
@@ -181,6 +187,7 @@ class Local final : public Backend {
 
   void shutdown() override {
     if (!open_) return;
+    std::unique_lock<std::shared_mutex> memory(memory_lock);  // no copy is inside a buffer
     open_ = false;
     for (void* p : vtcm_) HexagonBackendFreeVTCM(p, &ctx_);
     vtcm_.clear();
@@ -207,7 +214,7 @@ class Local final : public Backend {
     const dspc_func_desc* funcs = nullptr;
     uint32_t num = 0;
   };
-  bool open_ = false;
+  std::atomic<bool> open_{false};  // read by copies on other threads
   uint64_t budget_ = 0, used_ = 0;
   std::map<void*, uint64_t> global_;
   std::set<void*> vtcm_;

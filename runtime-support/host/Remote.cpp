@@ -379,8 +379,10 @@ class Remote final : public Backend {
     uint64_t vtcm = round_page(capacity);
     if (vtcm == 0) throw Error(ErrorKind::Usage, "target '" + options_.target + "' is not a Hexagon target");
     arena_bytes_ = round_page(options_.arena_bytes);
-    if (arena_bytes_ < DSPC_PROTO_PAGE * 2 + vtcm || arena_bytes_ > 0xc0000000ull)
-      throw Error(ErrorKind::Usage, "arena_bytes must leave room for VTCM and device memory, at most 3 GiB");
+    if (arena_bytes_ < DSPC_PROTO_PAGE * 2 + vtcm)
+      throw Error(ErrorKind::Usage, "arena_bytes (" + std::to_string(options_.arena_bytes) +
+                                        ") must leave room for the control page, VTCM (" +
+                                        std::to_string(vtcm) + " bytes) and device memory");
     memfd_ = memfd_create("dspc-arena", MFD_CLOEXEC);
     if (memfd_ < 0) throw Error(ErrorKind::System, system_error("memfd_create"));
     if (ftruncate(memfd_, off_t(arena_bytes_)) != 0)
@@ -446,6 +448,7 @@ class Remote final : public Backend {
 
   // Kills (if alive) and reaps the server, unmaps the arena, closes descriptors.
   void teardown() noexcept {
+    std::unique_lock<std::shared_mutex> memory(memory_lock);  // no copy is inside the arena
     open_ = false;
     if (pid_ > 0) {
       kill(pid_, SIGKILL);
@@ -585,7 +588,7 @@ class Remote final : public Backend {
   uint64_t arena_bytes_ = 0;
   dspc_proto_control* ctl_ = nullptr;
   uint32_t seq_ = 0;
-  bool open_ = false;
+  std::atomic<bool> open_{false};  // read by copies on other threads
   std::string output_;
 };
 

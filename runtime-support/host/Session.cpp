@@ -2,6 +2,7 @@
 // "host").
 #include <cstring>
 #include <filesystem>
+#include <shared_mutex>
 #include <fstream>
 #include <iterator>
 
@@ -33,11 +34,15 @@ namespace {
 // Sends the queued calls as one batch (the caller holds b.mutex) and throws for the first that
 // failed, naming it; the calls queued after it are dropped, unrun.
 void flush_locked(detail::Backend& b) {
-  if (b.deferred) {
+  if (b.deferred) {  // a failure found where it could not be thrown; what was queued since is dropped
     Error e = *b.deferred;
     b.deferred.reset();
+    size_t since = b.queue.size();
     b.queue.clear();
-    throw e;
+    if (!since) throw e;
+    throw Error(e.kind(), std::string(e.what()) + " (the " + std::to_string(since) +
+                              (since == 1 ? " call" : " calls") + " queued since did not run)",
+                e.status());
   }
   if (b.queue.empty()) return;
   std::vector<detail::QueuedCall> calls;
@@ -64,12 +69,13 @@ bool queue_uses(const detail::Backend& b, const char* host, uint64_t nbytes) {
   return false;
 }
 
-// For destructors, which cannot throw: a failure waits for the next flush.
-void flush_or_defer(detail::Backend& b) noexcept {
+// For destructors, which cannot throw: a failure waits for the next flush (or close), which
+// reports it, saying where it was found.
+void flush_or_defer(detail::Backend& b, const char* where) noexcept {
   try {
     flush_locked(b);
   } catch (const Error& e) {
-    b.deferred = e;
+    b.deferred = Error(e.kind(), std::string(e.what()) + " [found when " + where + "]", e.status());
   } catch (...) {
   }
 }
@@ -79,7 +85,14 @@ void flush_or_defer(detail::Backend& b) noexcept {
 // ---- Session ---------------------------------------------------------------------------------
 
 Session::Session(SessionOptions options) : options_(std::move(options)) {
+  // The checks both targets share; Remote adds the arena's room for VTCM.
   if (options_.deadline.count() < 0) throw Error(ErrorKind::Usage, "a session's deadline cannot be negative");
+  if (options_.vtcm_bytes >= (uint64_t(1) << 32))
+    throw Error(ErrorKind::Usage, "cannot open a session: vtcm_bytes must be below 4 GiB");
+  if (options_.arena_bytes == 0 || options_.arena_bytes > detail::kMaxArenaBytes)
+    throw Error(ErrorKind::Usage, "cannot open a session: arena_bytes must be between 1 byte and 2.75 GiB (" +
+                                      std::to_string(detail::kMaxArenaBytes) + "), not " +
+                                      std::to_string(options_.arena_bytes));
   backend_ = options_.target == "host" ? detail::make_local_backend(options_)
                                        : detail::make_remote_backend(options_);
   backend_->lazy = options_.lazy_calls;
@@ -89,7 +102,7 @@ Session::~Session() {
   if (!backend_) return;
   try {
     std::lock_guard<std::mutex> lock(backend_->mutex);
-    if (backend_->is_open()) flush_or_defer(*backend_);
+    if (backend_->is_open()) flush_or_defer(*backend_, "the session was destroyed");
     backend_->shutdown();
   } catch (...) {
   }
@@ -119,6 +132,7 @@ static void need_open(detail::Backend& b, const std::string& what) {
 void Session::sync() {
   auto& b = need(backend_);
   std::lock_guard<std::mutex> lock(b.mutex);
+  need_open(b, "sync");
   flush_locked(b);
 }
 void Session::set_lazy_calls(bool on) {
@@ -139,8 +153,17 @@ size_t Session::queued_calls() const {
 void Session::close() {
   auto& b = need(backend_);
   std::lock_guard<std::mutex> lock(b.mutex);
-  if (b.is_open()) flush_locked(b);
+  // A queued call that fails is reported, but the session closes all the same.
+  std::optional<Error> failed;
+  if (b.is_open()) {
+    try {
+      flush_locked(b);
+    } catch (const Error& e) {
+      failed = e;
+    }
+  }
   b.shutdown();
+  if (failed) throw *failed;
 }
 bool Session::is_open() const {
   return backend_ && backend_->is_open();
@@ -211,7 +234,8 @@ DeviceBuffer::~DeviceBuffer() {
 void DeviceBuffer::release() noexcept {
   if (!backend_ || !host_) return;
   std::lock_guard<std::mutex> lock(backend_->mutex);
-  if (!backend_->queue.empty() && backend_->is_open()) flush_or_defer(*backend_);  // a queued call may use it
+  if (!backend_->queue.empty() && backend_->is_open())  // a queued call may use it
+    flush_or_defer(*backend_, "a device buffer was freed");
   backend_->free(handle_);
   host_ = nullptr;
 }
@@ -253,6 +277,10 @@ void DeviceBuffer::copy_from_host(const void* src, uint64_t nbytes) {
     // Queued calls that use the buffer see it as it was when they were queued.
     if (queue_uses(*backend_, host_, nbytes_)) flush_locked(*backend_);
   }
+  // Another thread's request may close the session meanwhile (a deadline, a dead server):
+  // the memory stays mapped while this holds the lock, and a closed session is refused.
+  std::shared_lock<std::shared_mutex> memory(backend_->memory_lock);
+  if (!backend_->is_open()) throw Error(ErrorKind::Closed, "copy into a buffer of a closed session");
   std::memcpy(host_, src, nbytes);  // the arena: the device sees it at once
 }
 
@@ -268,6 +296,8 @@ void DeviceBuffer::copy_to_host(void* dst, uint64_t nbytes) const {
     // A read waits for the queued calls that use the buffer (and so for those before them).
     if (queue_uses(*backend_, host_, nbytes_)) flush_locked(*backend_);
   }
+  std::shared_lock<std::shared_mutex> memory(backend_->memory_lock);  // as in copy_from_host
+  if (!backend_->is_open()) throw Error(ErrorKind::Closed, "copy from a buffer of a closed session");
   std::memcpy(dst, host_, nbytes);
 }
 
@@ -276,15 +306,30 @@ void DeviceBuffer::copy_to_host(void* dst, uint64_t nbytes) const {
 struct Module::State {
   std::shared_ptr<detail::Backend> backend;
   uint32_t handle = 0;
-  bool loaded = false;
-  void unload() {
+  bool loaded = false;  // guarded by backend->mutex
+  // Sends the queued calls first (calls of its functions may be among them): Module::unload
+  // reports their failure; the destructor cannot, and leaves it to the next flush.
+  void unload(bool may_throw) {
+    if (!backend) return;
+    std::lock_guard<std::mutex> lock(backend->mutex);
     if (!loaded) return;
     loaded = false;
-    std::lock_guard<std::mutex> lock(backend->mutex);
-    if (!backend->queue.empty() && backend->is_open()) flush_or_defer(*backend);  // calls of its functions
+    std::optional<Error> failed;
+    if (!backend->queue.empty() && backend->is_open()) {
+      if (may_throw) {
+        try {
+          flush_locked(*backend);
+        } catch (const Error& e) {
+          failed = e;
+        }
+      } else {
+        flush_or_defer(*backend, "a module was unloaded");
+      }
+    }
     backend->unload(handle);
+    if (failed) throw *failed;
   }
-  ~State() { unload(); }
+  ~State() { unload(false); }
 };
 
 Module Module::load(Session& session, const std::string& path) {
@@ -326,7 +371,7 @@ Module Module::load_bytes(Session& session, const std::vector<uint8_t>& elf) {
 Module::~Module() = default;
 
 void Module::unload() {
-  if (state_) state_->unload();
+  if (state_) state_->unload(true);
 }
 
 Function Module::function(const std::string& name) const {
@@ -361,6 +406,8 @@ void Function::call(const std::vector<const DeviceBuffer*>& args) const {
   std::string error;
   std::lock_guard<std::mutex> lock(backend_->mutex);
   need_open(*backend_, name_);
+  if (module_keepalive_ && !static_cast<const Module::State*>(module_keepalive_.get())->loaded)
+    throw Error(ErrorKind::Usage, name_ + ": its module is unloaded");
   if (backend_->lazy) {
     detail::QueuedCall q{handle_, name_, a, {}};
     q.shapes.reserve(a.size());

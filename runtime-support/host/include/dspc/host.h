@@ -76,7 +76,7 @@ enum class Memory { Global, VTCM };
 struct SessionOptions {
   std::string target = "hexagon-v68";        // a Hexagon target of targets/Targets.def, or "host"
   std::chrono::milliseconds deadline{5000};  // per request, a call included
-  uint64_t arena_bytes = 256ull << 20;       // device memory + VTCM + the control page
+  uint64_t arena_bytes = 256ull << 20;       // device memory + VTCM + the control page; at most 2.75 GiB
   uint64_t vtcm_bytes = 0;                   // 0: the target's VTCM capacity
   std::string server;                        // "" : the dspc_server beside this library (installed:
                                              //      <libdir>/dspc/device-server/dspc_server)
@@ -216,12 +216,16 @@ class Module {
   static Module load(Session& session, const std::string& path);
   static Module load_bytes(Session& session, const std::vector<uint8_t>& elf);
   Function function(const std::string& name) const;
-  void unload();  // also done by the destructor; functions of an unloaded module refuse calls
+  // Unloads it now (sending the lazy queue first; a queued call's failure is thrown). Without
+  // it, the module unloads when this Module and every Function taken from it are gone.
+  // Functions of an unloaded module refuse calls.
+  void unload();
   ~Module();
   Module(Module&&) noexcept = default;
   Module& operator=(Module&&) noexcept = default;
 
  private:
+  friend class Function;  // a Function refuses calls once its module is unloaded
   Module() = default;
   struct State;
   std::shared_ptr<State> state_;
