@@ -209,8 +209,10 @@ class Remote final : public Backend {
     teardown();
   }
 
-  bool is_open() const override { return open_; }
-  int pid() const override { return open_ ? pid_ : -1; }
+  // A process forked from the one that opened the session has its memory, this object
+  // included, but not its server: there the session is closed, and closing it only unmaps.
+  bool is_open() const override { return open_ && owner_ == getpid(); }
+  int pid() const override { return is_open() ? pid_ : -1; }
 
   Allocation alloc(uint64_t nbytes, Memory memory) override {
     dspc_proto_alloc a{nbytes, 128,
@@ -222,7 +224,7 @@ class Remote final : public Backend {
   }
 
   void free(uint64_t handle) noexcept override {
-    if (!open_) return;
+    if (!is_open()) return;
     try {
       request(DSPC_OP_FREE, &handle, sizeof handle);
     } catch (...) {
@@ -247,7 +249,7 @@ class Remote final : public Backend {
   }
 
   void unload(uint32_t module) noexcept override {
-    if (!open_) return;
+    if (!is_open()) return;
     try {
       request(DSPC_OP_UNLOAD, &module, sizeof module);
     } catch (...) {
@@ -329,17 +331,20 @@ class Remote final : public Backend {
   }
 
   void shutdown() override {
-    if (!open_) return;
+    if (!is_open()) {
+      teardown();  // in a forked child: unmap and close, and leave the parent's server alone
+      return;
+    }
     Reply r = request(DSPC_OP_SHUTDOWN, nullptr, 0);
     check(r, "shutdown");
     // The server exits 0 right after replying; anything else is an error.
     auto until = Clock::now() + deadline;
     for (;;) {
       int status = exit_status_;  // reaped already if it exited while we waited for the reply
-      if (pid_ < 0 || waitpid(pid_, &status, WNOHANG) == pid_) {
+      if (pid_ < 0 || reap(status)) {
         pid_ = -1;
         teardown();
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+        if (status == kReapedElsewhere || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) return;
         throw Error(ErrorKind::ServerDied,
                     "the device server did not shut down cleanly: " + describe(status));
       }
@@ -450,7 +455,7 @@ class Remote final : public Backend {
   void teardown() noexcept {
     std::unique_lock<std::shared_mutex> memory(memory_lock);  // no copy is inside the arena
     open_ = false;
-    if (pid_ > 0) {
+    if (pid_ > 0 && owner_ == getpid()) {  // never the server of the process this was forked from
       kill(pid_, SIGKILL);
       int status;
       while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
@@ -478,7 +483,23 @@ class Remote final : public Backend {
     return output_;
   }
 
+  // The wait status of a server this process could not reap: SIGCHLD ignored, or another
+  // waitpid(-1) took it.
+  static constexpr int kReapedElsewhere = -1;
+
+  // Whether the server has exited (non-blocking); its wait status in `status`.
+  bool reap(int& status) {
+    pid_t w = waitpid(pid_, &status, WNOHANG);
+    if (w == pid_) return true;
+    if (w < 0 && errno == ECHILD) {  // gone, reaped by someone else: no status to tell
+      status = kReapedElsewhere;
+      return true;
+    }
+    return false;
+  }
+
   static std::string describe(int status) {
+    if (status == kReapedElsewhere) return "its exit status was reaped elsewhere";
     if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
     if (WIFSIGNALED(status))
       return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
@@ -492,15 +513,16 @@ class Remote final : public Backend {
     throw Error(kind, message + (out.empty() ? "" : "; the server said: " + out));
   }
 
-  // Reaps the server if it has exited and fails, unless it had answered request `seq` first
-  // (shutdown replies, then exits: the host may see the exit before it re-reads reply_seq).
-  void check_alive(const char* during, uint32_t seq = 0) {
+  // Reaps the server if it has exited and fails, unless it was answering a shutdown (request
+  // `seq`) and had replied: it exits right after, and the host may see the exit before it
+  // re-reads reply_seq.
+  void check_alive(const char* during, uint16_t op = 0, uint32_t seq = 0) {
     int status = exit_status_;
     if (pid_ > 0) {
-      if (waitpid(pid_, &status, WNOHANG) != pid_) return;
+      if (!reap(status)) return;
       pid_ = -1;
       exit_status_ = status;
-      if (seq && __atomic_load_n(&ctl_->reply_seq, __ATOMIC_SEQ_CST) == seq) return;
+      if (op == DSPC_OP_SHUTDOWN && __atomic_load_n(&ctl_->reply_seq, __ATOMIC_SEQ_CST) == seq) return;
     }
     fail(ErrorKind::ServerDied, std::string("the device server died during the ") + during + " (" +
                                     describe(status) + "); the session is closed");
@@ -512,7 +534,7 @@ class Remote final : public Backend {
   }
 
   Reply request(uint16_t op, const void* payload, size_t n) {
-    if (!open_) throw Error(ErrorKind::Closed, std::string("the session is closed (") + op_name(op) + ")");
+    if (!is_open()) throw Error(ErrorKind::Closed, std::string("the session is closed (") + op_name(op) + ")");
     if (n > DSPC_PROTO_SLOT_BYTES - sizeof(dspc_proto_request))
       throw Error(ErrorKind::Usage, "request larger than the request slot");
     std::vector<uint8_t> msg(sizeof(dspc_proto_request) + n);
@@ -524,7 +546,7 @@ class Remote final : public Backend {
 
   // Posts the bytes as request seq_ + 1 and waits for its reply. op 0: a raw test message.
   Reply post_and_wait(const uint8_t* bytes, size_t n, uint16_t op) {
-    if (!open_) throw Error(ErrorKind::Closed, "the session is closed");
+    if (!is_open()) throw Error(ErrorKind::Closed, "the session is closed");
     uint32_t seq = ++seq_;
     round_trips.fetch_add(1, std::memory_order_relaxed);  // a message, whatever its answer
     std::memcpy(arena_ + DSPC_PROTO_REQUEST_OFFSET, bytes, n);
@@ -539,7 +561,7 @@ class Remote final : public Backend {
       if ((spins & 63) != 63) continue;
       auto t = Clock::now();
       if (t - begin < options_.spin) continue;  // spin first
-      check_alive(what, seq);
+      check_alive(what, op, seq);
       if (__atomic_load_n(&ctl_->reply_seq, __ATOMIC_ACQUIRE) == seq) break;
       if (t > until)
         fail(ErrorKind::Timeout, std::string("the ") + what + " did not finish within " +
@@ -584,6 +606,7 @@ class Remote final : public Backend {
   int memfd_ = -1, out_fd_ = -1;
   pid_t pid_ = -1;
   int exit_status_ = 0;  // the server's wait status once reaped (pid_ is then -1)
+  pid_t owner_ = getpid();  // the process that started the server
   char* arena_ = nullptr;
   uint64_t arena_bytes_ = 0;
   dspc_proto_control* ctl_ = nullptr;

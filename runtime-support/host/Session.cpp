@@ -1,6 +1,7 @@
 // The embedding API of <dspc/host.h> over a Backend (Remote for Hexagon targets, Local for
 // "host").
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <shared_mutex>
 #include <fstream>
@@ -47,7 +48,17 @@ void flush_locked(detail::Backend& b) {
   if (b.queue.empty()) return;
   std::vector<detail::QueuedCall> calls;
   calls.swap(b.queue);
-  detail::BatchResult r = b.call_batch(calls);
+  detail::BatchResult r;
+  try {
+    r = b.call_batch(calls);
+  } catch (const Error& e) {  // a deadline, a dead server: name what was being sent
+    std::string names;
+    for (size_t i = 0; i < calls.size() && i < 3; i++) names += (i ? ", " : "") + calls[i].name;
+    if (calls.size() > 3) names += ", ...";
+    throw Error(e.kind(), "sending " + std::to_string(calls.size()) + " queued call" +
+                              (calls.size() == 1 ? "" : "s") + " (" + names + "): " + e.what(),
+                e.status());
+  }
   if (r.done >= calls.size()) return;
   size_t after = calls.size() - r.done - 1;
   std::string msg = "queued call " + std::to_string(r.done + 1) + " of " + std::to_string(calls.size()) + " (" +
@@ -69,15 +80,39 @@ bool queue_uses(const detail::Backend& b, const char* host, uint64_t nbytes) {
   return false;
 }
 
-// For destructors, which cannot throw: a failure waits for the next flush (or close), which
-// reports it, saying where it was found.
+// For destructors, which cannot throw: a failure waits for the next synchronization point
+// (even one after the session has closed), which reports it, saying where it was found. While
+// one waits, nothing more is sent: the calls queued since are reported as not run.
 void flush_or_defer(detail::Backend& b, const char* where) noexcept {
+  if (b.deferred) return;
   try {
     flush_locked(b);
   } catch (const Error& e) {
     b.deferred = Error(e.kind(), std::string(e.what()) + " [found when " + where + "]", e.status());
-  } catch (...) {
+  } catch (const std::exception& e) {
+    b.deferred = Error(ErrorKind::System, std::string("sending the queued calls: ") + e.what() +
+                                              " [found when " + where + "]");
   }
+}
+
+// Every use of a closed session is refused here, alike on both targets: "<what>: the session is
+// closed". Calls still queued then never run: the refusal says so, once. Call with b.mutex held.
+void need_open(detail::Backend& b, const std::string& what) {
+  if (b.is_open()) return;
+  size_t dropped = b.queue.size();
+  b.queue.clear();
+  throw Error(ErrorKind::Closed, what + ": the session is closed" +
+                                     (dropped ? " (its " + std::to_string(dropped) +
+                                                    (dropped == 1 ? " queued call" : " queued calls") + " did not run)"
+                                              : ""));
+}
+
+// A synchronization point (sync, last_error, close, set_lazy_calls(false), Module::unload):
+// first a failure kept from a destructor, even once the session has closed; then the session
+// must be open, and the queue is sent.
+void sync_point(detail::Backend& b, const std::string& what) {
+  if (!b.deferred) need_open(b, what);
+  flush_locked(b);
 }
 
 }  // namespace
@@ -123,22 +158,15 @@ static detail::Backend& need(const std::shared_ptr<detail::Backend>& b) {
   return *b;
 }
 
-// Every use of a closed session is refused here, alike on both targets: "<what>: the session is
-// closed". Call with the backend's mutex held.
-static void need_open(detail::Backend& b, const std::string& what) {
-  if (!b.is_open()) throw Error(ErrorKind::Closed, what + ": the session is closed");
-}
-
 void Session::sync() {
   auto& b = need(backend_);
   std::lock_guard<std::mutex> lock(b.mutex);
-  need_open(b, "sync");
-  flush_locked(b);
+  sync_point(b, "sync");
 }
 void Session::set_lazy_calls(bool on) {
   auto& b = need(backend_);
   std::lock_guard<std::mutex> lock(b.mutex);
-  if (!on) flush_locked(b);
+  if (!on) sync_point(b, "set_lazy_calls");
   b.lazy = on;
 }
 bool Session::lazy_calls() const {
@@ -153,16 +181,20 @@ size_t Session::queued_calls() const {
 void Session::close() {
   auto& b = need(backend_);
   std::lock_guard<std::mutex> lock(b.mutex);
-  // A queued call that fails is reported, but the session closes all the same.
+  // A queued call that fails is reported, but the session closes all the same; so is a failure
+  // kept from a destructor, and calls left queued by a failure that closed the session.
   std::optional<Error> failed;
-  if (b.is_open()) {
-    try {
-      flush_locked(b);
-    } catch (const Error& e) {
-      failed = e;
-    }
+  try {
+    if (b.deferred || b.is_open()) flush_locked(b);
+    else if (!b.queue.empty()) need_open(b, "close");
+  } catch (const Error& e) {
+    failed = e;
   }
-  b.shutdown();
+  try {
+    b.shutdown();
+  } catch (const Error&) {
+    if (!failed) throw;  // the queued call's failure comes first
+  }
   if (failed) throw *failed;
 }
 bool Session::is_open() const {
@@ -177,8 +209,7 @@ int Session::server_pid() const {
 std::string Session::last_error() {
   auto& b = need(backend_);
   std::lock_guard<std::mutex> lock(b.mutex);
-  need_open(b, "last error");
-  flush_locked(b);
+  sync_point(b, "last error");
   return b.last_error();
 }
 uint64_t Session::round_trips() const {
@@ -314,20 +345,19 @@ struct Module::State {
     std::lock_guard<std::mutex> lock(backend->mutex);
     if (!loaded) return;
     loaded = false;
-    std::optional<Error> failed;
-    if (!backend->queue.empty() && backend->is_open()) {
-      if (may_throw) {
-        try {
-          flush_locked(*backend);
-        } catch (const Error& e) {
-          failed = e;
-        }
-      } else {
-        flush_or_defer(*backend, "a module was unloaded");
+    std::exception_ptr failed;
+    bool queued = !backend->queue.empty() && backend->is_open();
+    if (may_throw && (queued || backend->deferred)) {
+      try {
+        flush_locked(*backend);
+      } catch (...) {
+        failed = std::current_exception();  // unload first, then report
       }
+    } else if (queued) {
+      flush_or_defer(*backend, "a module was unloaded");
     }
     backend->unload(handle);
-    if (failed) throw *failed;
+    if (failed) std::rethrow_exception(failed);
   }
   ~State() { unload(false); }
 };
@@ -375,10 +405,10 @@ void Module::unload() {
 }
 
 Function Module::function(const std::string& name) const {
-  if (!state_ || !state_->loaded)
-    throw Error(ErrorKind::Usage, "looking up '" + name + "': the module is unloaded");
+  if (!state_) throw Error(ErrorKind::Usage, "looking up '" + name + "': the module is unloaded");
   auto& b = need(state_->backend);
   std::lock_guard<std::mutex> lock(b.mutex);
+  if (!state_->loaded) throw Error(ErrorKind::Usage, "looking up '" + name + "': the module is unloaded");
   need_open(b, "looking up '" + name + "'");
   detail::Lookup l = b.lookup(state_->handle, name);
   Function f;

@@ -20,12 +20,21 @@
 #include "common.h"
 #include "runtime-support/common/protocol.h"
 
+// Whether the process is a zombie (it has exited, and nobody has reaped it yet).
+static bool is_zombie(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string id, comm, state;
+  return bool(stat >> id >> comm >> state) && state == "Z";
+}
+
 // A slow host, on demand: this definition interposes on libc's for the host runtime too. With
-// slow_waitpid set, a poll of one child (WNOHANG) first sleeps 100 ms, as a host thread
-// preempted between reading the reply word and reaping the server would.
+// slow_waitpid set, a poll of one child (WNOHANG) first waits until that child has exited (at
+// most 2 s), as a host thread preempted between reading the reply word and reaping the server
+// would.
 static std::atomic<bool> slow_waitpid{false};
 extern "C" pid_t waitpid(pid_t pid, int* status, int options) {
-  if (slow_waitpid.load() && pid > 0 && (options & WNOHANG)) usleep(100000);
+  if (slow_waitpid.load() && pid > 0 && (options & WNOHANG))
+    for (int i = 0; i < 2000 && !is_zombie(pid); i++) usleep(1000);
   return pid_t(syscall(SYS_wait4, pid, status, options, nullptr));
 }
 
@@ -518,8 +527,9 @@ TEST_F(Failure, CopiesOnOneThreadWhileAnotherClosesTheSession) {
       o.deadline = std::chrono::milliseconds(300);
       Session s(o);
       auto m = Module::load(s, module_path(target, "v1"));
-      DeviceBuffer X(s, DType::i32(), {1}), Big(s, DType::u8(), {1 << 20});
-      std::vector<uint8_t> bytes(1 << 20, 7);
+      // 64 MiB: a copy takes long enough that close() lands while one is inside the memory.
+      DeviceBuffer X(s, DType::i32(), {1}), Big(s, DType::u8(), {64 << 20});
+      std::vector<uint8_t> bytes(64 << 20, 7);
       std::atomic<bool> started{false};
       std::string copier_error;
       long copies = 0;
@@ -602,6 +612,103 @@ TEST_F(Failure, LazyFailuresAreReportedWhereTheyCanBe) {
   }
 }
 
+// Failures the review of session 12's changes named: a failure kept from a destructor is
+// reported even after it closed the session; a batch that times out names its calls; calls
+// left queued when a failure closes the session are reported as not run; Module::unload
+// reports a kept failure even with nothing queued.
+TEST_F(Failure, LazyFailuresThatCloseTheSession) {
+  dspc::SessionOptions o;
+  o.lazy_calls = true;
+  o.deadline = std::chrono::milliseconds(300);
+  {
+    Session s(o);
+    auto m = Module::load(s, module_path(kHex, "v1"));
+    auto spin = m.function("spin_forever");
+    {
+      DeviceBuffer X(s, DType::i32(), {1});
+      spin(X);
+    }  // the destructor sends the queue: the deadline passes and the session closes
+    EXPECT_FALSE(s.is_open());
+    std::string msg = expect_error(ErrorKind::Timeout, "sending 1 queued call (spin_forever): the call batch did not finish within 300 ms",
+                                   [&] { s.sync(); });
+    EXPECT_EQ(contains(msg, "[found when a device buffer was freed]"), "");
+    expect_error(ErrorKind::Closed, "sync: the session is closed", [&] { s.sync(); });
+    EXPECT_NO_THROW(s.close());
+  }
+  {
+    Session s(o);
+    auto m = Module::load(s, module_path(kHex, "v1"));
+    auto add = m.function("add_i32");
+    DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
+    add(A, B, C);
+    kill(s.server_pid(), SIGKILL);
+    expect_error(ErrorKind::ServerDied, "the device server died", [&] { DeviceBuffer D(s, DType::u8(), {4}); });
+    expect_error(ErrorKind::Closed, "sync: the session is closed (its 1 queued call did not run)", [&] { s.sync(); });
+    EXPECT_EQ(s.queued_calls(), 0u);
+  }
+  {
+    Session s(o);
+    auto m = Module::load(s, module_path(kHex, "v1"));
+    auto m2 = Module::load(s, module_path(kHex, "v1"));
+    {
+      DeviceBuffer X(s, DType::i32(), {1});
+      m.function("spin_forever")(X);
+    }
+    expect_error(ErrorKind::Timeout, "[found when a device buffer was freed]", [&] { m2.unload(); });
+  }
+}
+
+// A process forked from one with an open session: in the child the session is closed, and
+// closing or destroying it there leaves the parent's server alone.
+TEST_F(Failure, ForkedChildLeavesItsParentsServerAlone) {
+  Session s;
+  auto m = Module::load(s, module_path(kHex, "v1"));
+  int server = s.server_pid();
+  pid_t c = fork();
+  ASSERT_GE(c, 0);
+  if (c == 0) {
+    alarm(10);
+    bool closed = !s.is_open() && s.server_pid() == -1;
+    try {
+      s.close();
+    } catch (...) {
+      _exit(3);
+    }
+    _exit(closed ? 0 : 2);
+  }
+  int st = 0;
+  waitpid(c, &st, 0);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "status " << st;
+  EXPECT_TRUE(s.is_open());
+  EXPECT_EQ(s.server_pid(), server);
+  DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
+  std::vector<int32_t> one(1024, 1), out(1024);
+  A.copy_from_host(one);
+  B.copy_from_host(one);
+  m.function("add_i32")(A, B, C);
+  C.copy_to_host(out);
+  EXPECT_EQ(out[7], 2);
+}
+
+// A host that ignores SIGCHLD (its children are reaped by the kernel): a crashed server is
+// ServerDied at once, not a Timeout after the deadline, and a normal close is no error.
+TEST_F(Failure, ServerDeathIsSeenWhenTheHostIgnoresSigchld) {
+  struct sigaction ignore {}, old {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGCHLD, &ignore, &old);
+  {
+    Session s;
+    auto m = Module::load(s, module_path(kHex, "v1"));
+    DeviceBuffer X(s, DType::i32(), {1});
+    std::string msg = expect_error(ErrorKind::ServerDied, "the device server died during the call",
+                                   [&] { m.function("crash_segv")(X); });
+    EXPECT_EQ(contains(msg, "its exit status was reaped elsewhere"), "");
+    Session t;
+    EXPECT_NO_THROW(t.close());
+  }
+  sigaction(SIGCHLD, &old, nullptr);
+}
+
 // The options both targets share are checked alike; the largest arena opens.
 TEST_F(Failure, SessionOptionsAreCheckedAlikeOnBothTargets) {
   for (std::string target : {std::string(kHex), std::string("host")}) {
@@ -679,7 +786,12 @@ TEST_F(Failure, ForkWhileAnotherThreadOpensASession) {
     keeper_forking = false;
     slow_fork = true;
     std::thread opener([] { Session s; });
-    while (!keeper_forking) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    for (int t = 0; t < 100000 && !keeper_forking; t++) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    if (!keeper_forking) {  // the keeper never forked: let it go, and fail
+      slow_fork = false;
+      opener.join();
+      FAIL() << "the session's start-up did not fork within 10 s";
+    }
     pid_t c = fork();
     ASSERT_GE(c, 0);
     if (c == 0) {
