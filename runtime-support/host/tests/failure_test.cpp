@@ -462,14 +462,7 @@ TEST_F(Failure, ModuleForANewerHexagonIsRefused) {
   dspc::SessionOptions v73;
   v73.target = "hexagon-v73";
   Session s(v73);
-  auto m = Module::load(s, module_path(kHex, "v1"));  // v68 code on a v73 device
-  DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
-  std::vector<int32_t> a(1024, 2), c(1024);
-  A.copy_from_host(a);
-  B.copy_from_host(a);
-  m.function("add_i32")(A, B, C);
-  C.copy_to_host(c);
-  EXPECT_EQ(c[1023], 4);
+  expect_add_i32_works(s, Module::load(s, module_path(kHex, "v1")));  // v68 code on a v73 device
 }
 
 // A closed session answers every use alike on both targets: Closed, naming what was refused
@@ -681,13 +674,7 @@ TEST_F(Failure, ForkedChildLeavesItsParentsServerAlone) {
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "status " << st;
   EXPECT_TRUE(s.is_open());
   EXPECT_EQ(s.server_pid(), server);
-  DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
-  std::vector<int32_t> one(1024, 1), out(1024);
-  A.copy_from_host(one);
-  B.copy_from_host(one);
-  m.function("add_i32")(A, B, C);
-  C.copy_to_host(out);
-  EXPECT_EQ(out[7], 2);
+  expect_add_i32_works(s, m);
 }
 
 // A host that ignores SIGCHLD (its children are reaped by the kernel): a crashed server is
