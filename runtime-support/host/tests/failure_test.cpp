@@ -629,7 +629,9 @@ TEST_F(Failure, LazyFailuresThatCloseTheSession) {
     EXPECT_NO_THROW(s.close());
   }
   {
-    Session s(o);
+    dspc::SessionOptions slow = o;  // the death, not the deadline, must end the wait, on any load
+    slow.deadline = std::chrono::milliseconds(5000);
+    Session s(slow);
     auto m = Module::load(s, module_path(kHex, "v1"));
     auto add = m.function("add_i32");
     DeviceBuffer A(s, DType::i32(), {1024}), B(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
