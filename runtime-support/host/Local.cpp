@@ -49,9 +49,7 @@ class Local final : public Backend {
  public:
   explicit Local(const SessionOptions& options) {
     deadline = options.deadline;
-    budget_ = options.arena_bytes;
-    if (options.vtcm_bytes > UINT32_MAX)
-      throw Error(ErrorKind::Usage, "cannot open an in-process session: vtcm_bytes must be below 4 GiB");
+    budget_ = options.arena_bytes;  // Session checked it, and vtcm_bytes (below 4 GiB)
     uint32_t vtcm = options.vtcm_bytes ? uint32_t(options.vtcm_bytes) : DSPC_HOST_VTCM_DEFAULT;
     dspc_context_init(&ctx_);
     if (dspc_vtcm_set_capacity(vtcm, &ctx_) != 0)

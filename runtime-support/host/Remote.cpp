@@ -381,8 +381,7 @@ class Remote final : public Backend {
     // The VTCM region spans whole guest pages; the pool inside it gets exactly the capacity asked
     // for (dspc run --session --sim-vtcm-capacity=3000 runs out where the runner does).
     uint64_t capacity = options_.vtcm_bytes ? options_.vtcm_bytes : hexagon_target(options_.target).vtcm;
-    uint64_t vtcm = round_page(capacity);
-    if (vtcm == 0) throw Error(ErrorKind::Usage, "target '" + options_.target + "' is not a Hexagon target");
+    uint64_t vtcm = round_page(capacity);  // capacity < 4 GiB: Session checked vtcm_bytes
     arena_bytes_ = round_page(options_.arena_bytes);
     if (arena_bytes_ < DSPC_PROTO_PAGE * 2 + vtcm)
       throw Error(ErrorKind::Usage, "arena_bytes (" + std::to_string(options_.arena_bytes) +
