@@ -131,10 +131,15 @@ std::string emit_c_header(const Module& m) {
      << "  uint8_t bits;\n"
      << "  uint16_t flags;       /* 0 */\n"
      << "} dspc_arg;\n#endif\n";
-  for (const PrimFunc& f : m.funcs) {
+  // The comments show the parameters as entries_of(m) gives them to the runner and to
+  // --emit=json: with the declared shapes, which the checked entry keeps (the kernel's own
+  // buffers are flat by now).
+  std::vector<EntryInfo> entries = entries_of(m);
+  for (size_t k = 0; k < m.funcs.size(); ++k) {
+    const PrimFunc& f = m.funcs[k];
     auto params = params_of(f.inputs, f.outputs);
     os << "\n/* " << f.name << ":";
-    for (const ParamInfo& p : params)
+    for (const ParamInfo& p : entries[k].params)
       os << "\n *   " << p.name << ": " << p.dtype.str() << shape_str(p.shape)
          << (p.is_output ? " (output)" : " (input)");
     // A func named like a keyword (`signed`) is declared as signed_, bound to its symbol.
