@@ -323,9 +323,6 @@ int run_command(const DriverOptions& o) {
     return run_graph(o, *c, *g, source, j, [&](const std::string& status, const std::string& error) {
       report.finish(status, error);
     });
-  if (o.repeat != 1) return error_exit("--repeat goes with a graph (" + source.path + " runs a func)");
-  if (o.lazy_calls) return error_exit("--lazy-calls goes with a graph (" + source.path + " runs a func)");
-
   // Pick the function and its signature.
   if (c->program)
     for (const GenericFuncInfo& g : c->program->generics)
@@ -341,12 +338,25 @@ int run_command(const DriverOptions& o) {
     names += (names.empty() ? "" : ", ") + e.name;
     if (e.name == o.func) entry = &e;
   }
+  // The file's graphs. None of them was picked: without --func there are several (a lone one
+  // would have run), and with it --func names no graph.
+  std::string graphs;
+  if (c->program)
+    for (const Graph& g : c->program->graphs) graphs += (graphs.empty() ? "" : ", ") + g.name;
   if (o.func.empty()) {
+    if (!graphs.empty())
+      return error_exit(source.path + " has several graphs (" + graphs + ")" +
+                        (names.empty() ? "" : " and functions (" + names + ")") + ": choose one with --func");
     if (entries.size() != 1)
       return error_exit(source.path + " has several functions (" + names + "): choose one with --func");
     entry = &entries[0];
   }
-  if (!entry) return error_exit("no function '" + o.func + "' in " + source.path + " (functions: " + names + ")");
+  if (!entry)
+    return error_exit("no function " + std::string(graphs.empty() ? "" : "or graph ") + "'" + o.func + "' in " +
+                      source.path + " (functions: " + names + (graphs.empty() ? "" : "; graphs: " + graphs) + ")");
+  // Only once the func is chosen: a file with several graphs and no --func is told that first.
+  if (o.repeat != 1) return error_exit("--repeat goes with a graph ('" + entry->name + "' is a func)");
+  if (o.lazy_calls) return error_exit("--lazy-calls goes with a graph ('" + entry->name + "' is a func)");
   j["function"] = entry->name;
   if (o.check && !c->program)
     return error_exit("--check needs .dsp input (the reference interpreter reads tensor programs)");
