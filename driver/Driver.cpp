@@ -723,7 +723,9 @@ class PassTimers : public PassObserver {
  public:
   PassTimers() : group_("dspc", "dspc passes") { llvm::TimePassesIsEnabled = true; }
   ~PassTimers() override {
-    group_.print(llvm::errs());
+    // Reset after printing: reportAndResetTimings prints every timer group that has run, and
+    // would print this one a second time.
+    group_.print(llvm::errs(), /*ResetAfterPrint=*/true);
     llvm::reportAndResetTimings(&llvm::errs());
     llvm::TimePassesIsEnabled = false;
   }
