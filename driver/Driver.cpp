@@ -536,7 +536,10 @@ namespace {
 // dspc vectorizes scheduled code itself; LLVM's loop vectoriser is used for HVX only when the
 // automatic schedule is off.
 CodegenOptions codegen_options(const DriverOptions& o) {
-  CodegenOptions co{o.lower.target, o.opt_level, o.auto_hvx && !o.lower.auto_schedule};
+  CodegenOptions co;
+  co.target = o.lower.target;
+  co.opt_level = o.opt_level;
+  co.auto_hvx = o.auto_hvx && !o.lower.auto_schedule;
   co.time_passes = o.time_passes;
   if (o.lower.inject_failure_pass == "codegen")
     co.inject_failure = o.lower.inject_failure == InjectedFailure::Crash ? "crash" : "fatal";
