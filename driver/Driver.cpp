@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -74,11 +75,13 @@ std::pair<std::vector<Target>, std::vector<Target>> targets_by_kind() {
   return {hexagon, other};
 }
 
-// "hexagon-v65|v66|v68|v69|v73 or host (default hexagon-v68)"
+// "hexagon-vNN (NN: 65, 66, 68, 69, 73) or host (default hexagon-v68)": every value is a whole
+// target name, so the versions are not written as if "v66" were one.
 std::string target_choices() {
   auto [hexagon, other] = targets_by_kind();
-  std::string out;
-  for (const Target& t : hexagon) out += out.empty() ? t.name : "|v" + std::to_string(t.hexagon_version);
+  std::string versions;
+  for (const Target& t : hexagon) versions += (versions.empty() ? "" : ", ") + std::to_string(t.hexagon_version);
+  std::string out = hexagon.empty() ? "" : "hexagon-vNN (NN: " + versions + ")";
   for (const Target& t : other) out += (out.empty() ? "" : " or ") + t.name;
   return out + " (default " + kDefaultTarget + ")";
 }
@@ -435,8 +438,16 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
   auto t = lookup_target(o.target_name);
   if (!t) {
     std::string all;
-    for (const auto& n : target_names()) all += (all.empty() ? "" : ", ") + n;
-    return usage_error("unknown target '" + o.target_name + "' (" + all + ")");
+    auto [hexagon, other] = targets_by_kind();
+    for (const auto* kind : {&hexagon, &other})
+      for (const Target& k : *kind) all += (all.empty() ? "" : ", ") + k.name;
+    // "v68" (or "V68", "Hexagon-V68") for "hexagon-v68".
+    std::string lower = o.target_name;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    std::string hint;
+    for (const std::string& guess : {lower, "hexagon-" + lower})
+      if (hint.empty() && lookup_target(guess)) hint = "; did you mean '" + guess + "'?";
+    return usage_error("unknown target '" + o.target_name + "' (" + all + ")" + hint);
   }
   o.lower.target = *t;
   if (o.runtime_dir.empty()) o.runtime_dir = default_runtime_dir();
