@@ -542,8 +542,6 @@ bool read_source(const std::string& path, SourceFile& out) {
   return false;
 }
 
-namespace {
-
 // dspc vectorizes scheduled code itself; LLVM's loop vectoriser is used for HVX only when the
 // automatic schedule is off.
 CodegenOptions codegen_options(const DriverOptions& o) {
@@ -556,8 +554,6 @@ CodegenOptions codegen_options(const DriverOptions& o) {
     co.inject_failure = o.lower.inject_failure == InjectedFailure::Crash ? "crash" : "fatal";
   return co;
 }
-
-}  // namespace
 
 // Compiles and writes the requested emit kind. Shared by the compile path and `run`.
 std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag) {

@@ -12,6 +12,8 @@
 
 namespace dspc {
 
+struct CodegenOptions;  // codegen/Codegen.h
+
 struct DriverOptions {
   std::string input;  // path, or "-" for stdin
   std::vector<std::string> more_inputs;  // further .dsp files (with C/C++ sources only)
@@ -90,5 +92,8 @@ bool emit_shared(const DriverOptions& o, const Compilation& c, const std::string
                  EmitTimings* timings = nullptr);
 // --emit=json: the module description with the passes and the code size.
 bool describe_module(const DriverOptions& o, const Compilation& c, std::string& out, Diagnostics& diag);
+// The code generation options the driver's options ask for (target, -O, --no-auto-hvx,
+// --time-passes, --inject-internal-error=codegen:KIND).
+CodegenOptions codegen_options(const DriverOptions& o);
 
 }  // namespace dspc

@@ -78,8 +78,7 @@ int build_program(const DriverOptions& o, const std::string& work, const std::st
   fs::create_directories(include_dir, ec);
   if (ec) return error_exit("cannot create '" + include_dir + "': " + ec.message());
 
-  CodegenOptions co{target, o.opt_level, o.auto_hvx && !o.lower.auto_schedule};
-  co.time_passes = o.time_passes;
+  CodegenOptions co = codegen_options(o);
   std::vector<std::string> objects;
   std::vector<std::string> kernels = {o.input};
   kernels.insert(kernels.end(), o.more_inputs.begin(), o.more_inputs.end());
