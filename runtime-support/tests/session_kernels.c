@@ -132,8 +132,8 @@ static int32_t spin_forever(void** args, dspc_context* ctx) {
   }
   return 0;
 }
-/* C = A + 1 through a VTCM buffer (lowered alloc_vtcm): allocation failure returns 1 with the
- * pool's message. */
+/* C = A + 1 through a VTCM buffer (lowered alloc_vtcm): allocation failure returns
+ * DSPC_ERR_KERNEL with the pool's message, as a compiled kernel does. */
 static int32_t stage_vtcm(void** args, dspc_context* ctx) {
   const int8_t* a = args[0];
   int8_t* c = args[1];

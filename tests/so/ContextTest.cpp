@@ -99,9 +99,9 @@ TEST_F(Contexts, ExhaustingOneContextsPoolLeavesTheOtherWorking) {
   Buffers b;
   for (int64_t i = 0; i < kN; ++i) b.a[i] = static_cast<uint8_t>(i);
   std::memset(b.c, 0xA5, kN);
-  // The kernel's allocation fails cleanly in `full`: non-zero, the pool's message in full's
-  // last error, nothing written, nothing leaked.
-  EXPECT_NE(stage(b.args, 2, &full), DSPC_OK);
+  // The kernel's allocation fails cleanly in `full`: DSPC_ERR_KERNEL (dspc_runtime.h), the
+  // pool's message in full's last error, nothing written, nothing leaked.
+  EXPECT_EQ(stage(b.args, 2, &full), DSPC_ERR_KERNEL);
   EXPECT_EQ(std::string(dspc_get_last_error(&full)),
             "VTCM allocation of 4096 bytes failed: only 0 of 4096 bytes free, largest free block 0");
   EXPECT_EQ(dspc_vtcm_bytes_in_use(&full), kArena);
@@ -133,7 +133,7 @@ TEST_F(Contexts, AGroupFunctionHandsItsContextDownToItsKernels) {
   Buffers b;
   for (int64_t i = 0; i < kN; ++i) b.a[i] = static_cast<uint8_t>(i * 5);
   // The kernels allocate from the group's context: too small a pool fails there, with its message.
-  EXPECT_NE(group(b.args, 2, &small), DSPC_OK);
+  EXPECT_EQ(group(b.args, 2, &small), DSPC_ERR_KERNEL);
   EXPECT_EQ(std::string(dspc_get_last_error(&small)).rfind("VTCM allocation of 4096 bytes failed", 0), 0u)
       << dspc_get_last_error(&small);
   EXPECT_STREQ(dspc_get_last_error(&enough), "");

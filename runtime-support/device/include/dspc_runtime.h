@@ -139,7 +139,10 @@ typedef int32_t (*dspc_packed_fn)(void** args, dspc_context* ctx);
  * ctx is the explicit device context, passed on to the kernel as its final argument (NULL
  * means dspc_context_default()). */
 
-enum { DSPC_OK = 0, DSPC_ERR_KERNEL = 1, DSPC_ERR_BAD_ARGUMENT = 2 };
+/* What a compiled function returns: DSPC_OK, DSPC_ERR_KERNEL when the kernel itself failed (a
+ * VTCM or workspace allocation, a runtime check; the message is in ctx's last error), or, from
+ * the checked entry only, DSPC_ERR_BAD_ARGUMENT. */
+enum { DSPC_OK = 0, DSPC_ERR_KERNEL = -1, DSPC_ERR_BAD_ARGUMENT = 2 };
 
 typedef int32_t (*dspc_call_fn)(const dspc_arg* args, int32_t num_args, dspc_context* ctx);
 
