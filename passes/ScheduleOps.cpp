@@ -35,6 +35,7 @@
 
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/Printer.h"
+#include "passes/support/ComputeAtRegion.h"
 #include "passes/support/Partition.h"
 #include "passes/support/StageLoopNest.h"
 
@@ -231,7 +232,12 @@ int64_t jam_factor(const Stage& stage, const Region& region, int lanes) {
 // split into an outer loop and a vectorized inner one of `lanes` iterations, the last vector
 // shifted inwards when lanes does not divide the extent (it recomputes a few elements, which
 // a pure stage allows). The stage's variables are fresh copies, so boxes bind their own.
-Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::set<std::string>& used) {
+// A prefetch of the stage's (a Hint: the stage keeps this schedule) goes at the start of the
+// loop that runs over its index variable: the outer vector loop when that variable is split
+// into vectors, the jammed loop when rows are jammed; its distance counts iterations of that
+// loop.
+Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::set<std::string>& used,
+                    const PaddedStorage& padded) {
   // Fresh index variables (same names), and through substitute fresh reduction axes.
   std::vector<VarRef> vars;
   std::map<const VarNode*, Expr> fresh;
@@ -281,8 +287,19 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
     body = preludes ? Seq::make({preludes, Seq::make(stores)}) : Seq::make(stores);
     for (auto it = accs.rbegin(); it != accs.rend(); ++it) body = Allocate::make(it->acc, body, it->span);
   }
+  // Each index variable's loops, innermost variable first: an outer loop, and an inner one
+  // when the variable is split into vectors (vectorized) or jammed (`j`: not a loop of the
+  // nest, the jammed copies above; only the prefetch hints see it), and the variable's value
+  // in them (null: the outer loop is the variable itself).
+  struct AutoLoop {
+    LoopBounds outer, inner;
+    bool emit_inner = false;
+    Expr value;
+  };
+  std::vector<AutoLoop> plan(vars.size());
   for (size_t i = vars.size(); i-- > 0;) {
     const VarRef& v = vars[i];
+    AutoLoop& l = plan[i];
     int64_t lo = region[i].min, extent = region[i].extent;
     if (i == inner && lanes > 1 && extent >= lanes && (region[i].ends == 0 || region[i].ends == lanes)) {
       VarRef vo = VarNode::make(v->name + "_o", DataType::i32(), v->span);
@@ -295,38 +312,58 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
       } else if (extent % lanes != 0) {
         start = Binary::make(BinaryOp::Min, start, make_i32(extent - lanes));
       }
-      Expr value_of_v = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Add, make_i32(lo), start), var_expr(vi));
-      body = LetStmt::make(v, value_of_v, body, stage.span);
-      body = For::make(vi, make_i32(0), make_i32(lanes), ForKind::Vectorized, body, stage.span);
-      body = For::make(vo, make_i32(0), make_i32((extent + lanes - 1) / lanes), ForKind::Serial, body, stage.span);
-      continue;
-    }
-    if (jam && i == inner - 1) {
-      body = For::make(jam_var, make_i32(0), make_i32(extent / kJam), ForKind::Serial, body, stage.span);
-      continue;
-    }
-    if (region[i].ends > 0) {
+      l.value = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Add, make_i32(lo), start), var_expr(vi));
+      l.inner = {vi, make_i32(0), lanes};
+      l.emit_inner = true;
+      l.outer = {vo, make_i32(0), (extent + lanes - 1) / lanes};
+    } else if (jam && i == inner - 1) {
+      VarRef j = VarNode::make(v->name + "_j", DataType::i32(), v->span);
+      l.value = Binary::make(
+          BinaryOp::Add,
+          Binary::make(BinaryOp::Add, make_i32(lo), Binary::make(BinaryOp::Mul, var_expr(jam_var), make_i32(kJam))),
+          var_expr(j));
+      l.inner = {j, make_i32(0), kJam};
+      l.outer = {jam_var, make_i32(0), extent / kJam};
+    } else if (region[i].ends > 0) {
       // The first and the last `ends` values: v = lo + k + (k / ends) * (extent - 2 * ends).
       int64_t ends = region[i].ends;
       VarRef k = VarNode::make(v->name + "_e", DataType::i32(), v->span);
       Expr jump = Binary::make(BinaryOp::Mul, Binary::make(BinaryOp::Div, var_expr(k), make_i32(ends)),
                                make_i32(extent - 2 * ends));
-      body = LetStmt::make(v, Binary::make(BinaryOp::Add, make_i32(lo), Binary::make(BinaryOp::Add, var_expr(k), jump)),
-                           body, stage.span);
-      body = For::make(k, make_i32(0), make_i32(2 * ends), ForKind::Serial, body, stage.span);
-      continue;
+      l.value = Binary::make(BinaryOp::Add, make_i32(lo), Binary::make(BinaryOp::Add, var_expr(k), jump));
+      l.outer = {k, make_i32(0), 2 * ends};
+    } else {
+      l.outer = {v, make_i32(lo), extent};
     }
-    body = For::make(v, make_i32(lo), make_i32(extent), ForKind::Serial, body, stage.span);
+  }
+  // The prefetch hints of index variable i, at the start of its outer loop's body.
+  auto open_hints = [&](size_t i, Stmt body) {
+    std::vector<LoopBounds> inside, outside;
+    std::map<const VarNode*, Expr> values;
+    for (size_t k = vars.size(); k-- > 0;) {
+      if (plan[k].inner.var) (k >= i ? inside : outside).push_back(plan[k].inner);
+      (k > i ? inside : outside).push_back(plan[k].outer);
+      if (plan[k].value) values[vars[k].get()] = plan[k].value;
+    }
+    std::vector<Stmt> stmts;
+    for (const auto& p : stage.schedule)
+      if (p.kind == ScheduleKind::Prefetch && p.vars[0] == stage.index_vars[i]->name)
+        if (Stmt hint = prefetch_hint(p, substitute(source, values), plan[i].outer.var, inside, outside, padded))
+          stmts.push_back(hint);
+    if (stmts.empty()) return body;
+    stmts.push_back(body);
+    return Seq::make(stmts);
+  };
+  for (size_t i = vars.size(); i-- > 0;) {
+    const AutoLoop& l = plan[i];
+    bool jammed = l.inner.var && !l.emit_inner;  // its copies are substituted above
+    if (l.value && !jammed) body = LetStmt::make(vars[i], l.value, body, stage.span);
+    if (l.emit_inner)
+      body = For::make(l.inner.var, l.inner.min, make_i32(l.inner.extent), ForKind::Vectorized, body, stage.span);
+    body = open_hints(i, body);
+    body = For::make(l.outer.var, l.outer.min, make_i32(l.outer.extent), ForKind::Serial, body, stage.span);
   }
   return body;
-}
-
-bool has_loop_schedule(const Stage& stage) {
-  for (const auto& p : stage.schedule)
-    if (p.kind != ScheduleKind::SetScope && p.kind != ScheduleKind::ComputeInline &&
-        p.kind != ScheduleKind::ComputeAt && p.kind != ScheduleKind::StoreAt && p.kind != ScheduleKind::StorageAlign)
-      return true;
-  return false;
 }
 
 bool vectorizes(const Stage& stage) {
@@ -397,12 +434,12 @@ std::vector<Region> stage_boxes(const Stage& stage, int64_t lanes = 1) {
 // One stage's loops (step 3).
 Stmt lower_stage(const Stage& stage, std::set<std::string>& used, const LowerOptions& options,
                  const std::vector<ComputedAt>& computed_at, const PaddedStorage& padded) {
-  if (!computed_at.empty() || (!has_loop_schedule(stage) && !options.auto_schedule))
+  if (!computed_at.empty() || (!stage.has_loop_schedule() && !options.auto_schedule))
     return build_stage_loop_nest(stage, full_ranges(stage), used, computed_at, false, padded);
   std::vector<Stmt> boxes;
-  if (!has_loop_schedule(stage)) {
+  if (!stage.has_loop_schedule()) {
     int lanes = auto_lanes(stage, options.target);
-    for (const Region& r : stage_boxes(stage, lanes)) boxes.push_back(lower_auto_box(stage, r, lanes, used));
+    for (const Region& r : stage_boxes(stage, lanes)) boxes.push_back(lower_auto_box(stage, r, lanes, used, padded));
     return Seq::make(boxes);
   }
   if (!vectorizes(stage)) return build_stage_loop_nest(stage, full_ranges(stage), used, computed_at, false, padded);

@@ -451,7 +451,8 @@ class FuncChecker {
     for (size_t i = 0; i < f_.stages.size(); ++i)
       if (!f_.stages[i].name.empty()) first_stage_.emplace(f_.stages[i].name, i);
     for (size_t n = 0; n < f_.schedule.size(); ++n)
-      if (f_.schedule[n].prim == "set_scope" && set_scope(f_.schedule[n])) scope_calls_.insert(n);
+      if (schedule_kind_named(f_.schedule[n].prim) == ScheduleKind::SetScope && set_scope(f_.schedule[n]))
+        scope_calls_.insert(n);
     for (size_t i = 0; i < f_.stages.size(); ++i) {
       if (log_.total() >= kMaxErrors) return std::nullopt;
       stage(i);
@@ -547,8 +548,9 @@ class FuncChecker {
       // A stage that cache_read or cache_write adds (A_vtcm, C_global, C_vtcm_2, ...) gets the
       // scope that primitive names, which set_scope cannot change.
       for (const SchedCall& cache : f_.schedule) {
-        if (cache.prim != "cache_read" && cache.prim != "cache_write") continue;
-        std::string base = cache.prim == "cache_write" || cache.args.empty() ? cache.target : cache.args[0].tok.text;
+        std::optional<ScheduleKind> kind = schedule_kind_named(cache.prim);
+        if (!kind || schedule_role(*kind) != ScheduleRole::Rewrite) continue;
+        std::string base = kind == ScheduleKind::CacheWrite || cache.args.empty() ? cache.target : cache.args[0].tok.text;
         for (const char* suffix : {"_vtcm", "_global"})
           if (c.target.rfind(base + suffix, 0) == 0)
             return error(c.target_span, "cannot set the scope of '" + c.target + "': " + cache.prim +
@@ -558,7 +560,7 @@ class FuncChecker {
     }
     if (c.args.size() != 1 || c.args[0].tok.kind != Tok::String || c.args[0].negative)
       return error(c.args.empty() ? c.lparen_span : c.args[0].tok.span,
-                   "set_scope expects one string argument, e.g. set_scope(\"local.vtcm\")");
+                   schedule_usage(ScheduleKind::SetScope));
     const std::string& s = c.args[0].tok.text;
     auto scope = parse_storage_scope(s);
     if (!scope || !is_schedulable_scope(*scope))

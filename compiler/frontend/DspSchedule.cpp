@@ -37,15 +37,16 @@ class ScheduleChecker {
     std::set<std::string> failed;
     for (size_t n = 0; n < calls_.size(); ++n) {
       SchedCall c = calls_[n];
-      if (c.prim == "cache_read" || c.prim == "cache_write") {
+      std::optional<ScheduleKind> kind = schedule_kind_named(c.prim);
+      if (kind && schedule_role(*kind) == ScheduleRole::Rewrite) {
         if (!failed.count(c.target) && !cache(c)) failed.insert(c.target);
         continue;
       }
       // After C.cache_write(...), C's loop primitives schedule the stage that computes it.
       // Placement primitives are refused there: cache_write is for a stage stored whole.
-      if (c.prim != "set_scope")
+      if (kind != ScheduleKind::SetScope)
         if (auto w = computed_in_.find(c.target); w != computed_in_.end()) {
-          if (c.prim == "compute_at" || c.prim == "store_at" || c.prim == "compute_inline") {
+          if (kind && schedule_role(*kind) == ScheduleRole::Place) {
             if (!failed.count(w->second))
               log_.error(c.prim_span, "cannot " + c.prim + " '" + c.target + "': it is computed in '" + w->second +
                                           "' by cache_write, which stores it whole");
@@ -55,7 +56,7 @@ class ScheduleChecker {
           c.target = w->second;
         }
       auto at = scope_.stage_index.find(c.target);
-      if (c.prim == "set_scope") {
+      if (kind == ScheduleKind::SetScope) {
         if (scope_calls_.count(n) && at != scope_.stage_index.end()) {
           SchedulePrimitive p = primitive_head(c, ScheduleKind::SetScope);
           p.scope = *parse_storage_scope(c.args[0].tok.text);  // set_scope checked it
@@ -181,6 +182,9 @@ class ScheduleChecker {
     if (!r.found) {
       if (!scope_.tensors.count(p.tensor) && !scope_.stage_names.count(p.tensor))
         return fail(p.tensor_span, "unknown tensor '" + p.tensor + "' in prefetch");
+      if (auto copy = copies_.find({c.target, p.tensor}); copy != copies_.end())
+        return fail(p.tensor_span, "cannot prefetch '" + p.tensor + "' in '" + c.target + "', which does not read it: " +
+                                       "cache_read made it read the copy '" + copy->second + "' instead");
       return fail(p.tensor_span, "cannot prefetch '" + p.tensor + "' in '" + c.target + "', which does not read it");
     }
     if (p.factors[0] < 1) return fail(p.factor_spans[0], "prefetch distance must be at least 1");
@@ -235,14 +239,13 @@ class ScheduleChecker {
       log_.error(span, std::move(message));
       return false;
     };
-    bool read = c.prim == "cache_read";
+    bool read = schedule_kind_named(c.prim) == ScheduleKind::CacheRead;
     if (scope_.inputs.count(c.target))
       return fail(c.target_span,
                   "cannot " + c.prim + " input '" + c.target + "': only stages can be scheduled");
     if (!scope_.stage_names.count(c.target))
       return fail(c.target_span, "unknown stage '" + c.target + "' in schedule");
-    std::string usage = read ? "cache_read expects a tensor and a scope, e.g. cache_read(A, \"local.vtcm\")"
-                             : "cache_write expects one scope, e.g. cache_write(\"local.vtcm\")";
+    std::string usage = schedule_usage(read ? ScheduleKind::CacheRead : ScheduleKind::CacheWrite);
     size_t want = read ? 2 : 1;
     if (c.args.size() != want) {
       Span at = c.args.size() < want ? (c.args.empty() ? c.lparen_span : c.args.back().tok.span)
@@ -306,6 +309,14 @@ class ScheduleChecker {
         return false;
       }
     }
+    for (const auto& q : st.schedule)
+      if (q.kind == ScheduleKind::Prefetch && q.tensor == a.text) {
+        log_.error(c.prim_span, "cannot cache_read '" + a.text + "' for '" + c.target + "': '" + c.target +
+                                    "' prefetches '" + a.text + "' (at " + std::to_string(q.span.line) + ":" +
+                                    std::to_string(q.span.col) + "), and after cache_read it reads the copy '" + fresh(a.text, scope) +
+                                    "' instead, so the prefetch would fetch nothing; drop the prefetch");
+        return false;
+      }
     source = find.found;
     Stage copy;
     copy.out = BufferNode::make(fresh(a.text, scope), source->dtype, source->shape, scope, c.prim_span);
@@ -327,6 +338,7 @@ class ScheduleChecker {
     swap.from = source.get();
     swap.to = copy.out;
     st.body = swap.mutate(st.body);
+    copies_[{c.target, a.text}] = copy.out->name;
     insert(scope_.stage_index.at(c.target), std::move(copy));
     return true;
   }
@@ -525,17 +537,8 @@ class ScheduleChecker {
 
   // The primitive `c` names, its target and its arguments checked; nullopt after an error.
   std::optional<SchedulePrimitive> primitive(const SchedCall& c) {
-    static const std::set<std::string> kNotYet = {
-        "compute_root", "store_root",   "fuse",       "bound",      "rfactor",
-        "reorder_storage", "fold_storage", "gpu_blocks", "gpu_threads"};
-    std::optional<ScheduleKind> kind;
-    for (ScheduleKind k : {ScheduleKind::Split, ScheduleKind::Tile, ScheduleKind::Reorder,
-                           ScheduleKind::Vectorize, ScheduleKind::Unroll, ScheduleKind::Parallel,
-                           ScheduleKind::ComputeInline, ScheduleKind::ComputeAt, ScheduleKind::StoreAt,
-                           ScheduleKind::StorageAlign,
-                           ScheduleKind::Prefetch})
-      if (c.prim == schedule_kind_name(k)) kind = k;
-    if (!kind && kNotYet.count(c.prim)) {
+    std::optional<ScheduleKind> kind = schedule_kind_named(c.prim);
+    if (!kind && schedule_primitive_not_yet(c.prim)) {
       log_.error(c.prim_span, "schedule primitive '" + c.prim + "' is not supported yet");
       return std::nullopt;
     }
@@ -557,59 +560,19 @@ class ScheduleChecker {
 
   // Checks the number and kinds of `c`'s arguments against the forms of `kind`.
   std::optional<SchedulePrimitive> arguments(const SchedCall& c, ScheduleKind kind) {
-    // The forms: N a loop name, F a factor.
+    // The forms (SchedulePrimitives.def): N a loop name, F a factor, D a dimension; "N+" is
+    // one name or more.
     std::vector<std::string> forms;
-    std::string usage;
-    switch (kind) {
-      case ScheduleKind::Split:
-        forms = {"NNNF"};
-        usage = "split expects (x, xo, xi, factor), e.g. split(x, xo, xi, 128)";
-        break;
-      case ScheduleKind::Tile:
-        forms = {"NNNNNNFF", "NNNNFF"};
-        usage =
-            "tile expects (x, y, xo, yo, xi, yi, x_factor, y_factor) or (x, y, xi, yi, x_factor, y_factor)";
-        break;
-      case ScheduleKind::Reorder:
-        forms = {std::string(std::max<size_t>(c.args.size(), 1), 'N')};
-        usage = "reorder expects loop names, innermost first, e.g. reorder(xi, y, xo)";
-        break;
-      case ScheduleKind::Vectorize:
-      case ScheduleKind::Unroll:
-        forms = {"N", "NF"};
-        usage = c.prim + " expects a loop and an optional factor, e.g. " + c.prim + "(x) or " + c.prim +
-                "(x, 32)";
-        break;
-      case ScheduleKind::Parallel:
-        forms = {"N"};
-        usage = "parallel expects one loop, e.g. parallel(y)";
-        break;
-      case ScheduleKind::ComputeInline:
-        forms = {""};
-        usage = "compute_inline expects no arguments";
-        break;
-      case ScheduleKind::ComputeAt:
-        forms = {"NN"};
-        usage = "compute_at expects a stage and one of its loops, e.g. compute_at(C, y)";
-        break;
-      case ScheduleKind::StoreAt:
-        forms = {"NN"};
-        usage = "store_at expects a stage and the loop of it the stage is computed at, e.g. store_at(C, y)";
-        break;
-      case ScheduleKind::StorageAlign:
-        forms = {"DF"};
-        usage =
-            "storage_align expects a dimension (an index variable or its position) and a factor, e.g. "
-            "storage_align(y, 128)";
-        break;
-      case ScheduleKind::Prefetch:
-        forms = {"NNF"};
-        usage =
-            "prefetch expects a tensor the stage reads, one of its loops and a distance in iterations, e.g. "
-            "prefetch(I, y, 2)";
-        break;
-      case ScheduleKind::SetScope: break;
+    std::string all = schedule_forms(kind);
+    for (size_t start = 0;;) {
+      size_t bar = all.find('|', start);
+      forms.push_back(all.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+      if (bar == std::string::npos) break;
+      start = bar + 1;
     }
+    for (auto& f : forms)
+      if (f == "N+") f = std::string(std::max<size_t>(c.args.size(), 1), 'N');
+    std::string usage = schedule_usage(kind);
     const std::string* form = nullptr;
     for (const auto& f : forms)
       if (f.size() == c.args.size()) form = &f;
@@ -688,7 +651,9 @@ class ScheduleChecker {
         add_vars(1, 2);
         break;
       case ScheduleKind::ComputeInline:
-      case ScheduleKind::SetScope: break;
+      case ScheduleKind::SetScope:
+      case ScheduleKind::CacheRead:
+      case ScheduleKind::CacheWrite: break;
     }
     return p;
   }
@@ -699,6 +664,8 @@ class ScheduleChecker {
   ScheduleScope scope_;
   std::vector<Stage>& stages_;
   std::map<std::string, std::string> computed_in_;  // cache_write: stage -> the stage computing it
+  // cache_read: (reader, tensor) -> the copy the reader reads instead.
+  std::map<std::pair<std::string, std::string>, std::string> copies_;
   std::map<std::string, LoopSchedule>* loops_ = nullptr;
   ErrorLog& log_;
 };

@@ -146,6 +146,12 @@ const SchedulePrimitive* Stage::stored_at() const {
   return nullptr;
 }
 
+bool Stage::has_loop_schedule() const {
+  for (const auto& p : schedule)
+    if (is_loop_primitive(p.kind)) return true;
+  return false;
+}
+
 int64_t BufferNode::num_elements() const {
   int64_t n = 1;
   for (int64_t e : shape) n *= e;

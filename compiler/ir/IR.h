@@ -446,6 +446,9 @@ struct Stage {
   // The store_at primitive that allocates the stage's storage inside a loop of a later stage
   // (the loop it is computed at), or null.
   const SchedulePrimitive* stored_at() const;
+  // Whether the schedule has a loop primitive (is_loop_primitive): such a stage is built by
+  // its own schedule, any other one gets the automatic schedule.
+  bool has_loop_schedule() const;
 };
 
 struct TensorFunc {

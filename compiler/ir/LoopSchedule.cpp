@@ -22,9 +22,7 @@ LoopSchedule::LoopSchedule(std::string stage, const std::vector<std::string>& in
 }
 
 std::optional<ScheduleError> LoopSchedule::apply(const SchedulePrimitive& p) {
-  if (p.kind == ScheduleKind::SetScope || p.kind == ScheduleKind::ComputeInline ||
-      p.kind == ScheduleKind::ComputeAt || p.kind == ScheduleKind::StoreAt || p.kind == ScheduleKind::StorageAlign)
-    return std::nullopt;
+  if (!is_loop_primitive(p.kind)) return std::nullopt;
   LoopSchedule before = *this;
   auto error = apply_loop(p);
   if (error) {
@@ -89,13 +87,9 @@ std::optional<ScheduleError> LoopSchedule::apply_loop(const SchedulePrimitive& p
                                                          : ForKind::Parallel;
       return std::nullopt;
     }
-    case ScheduleKind::SetScope:
-    case ScheduleKind::ComputeInline:
-    case ScheduleKind::ComputeAt:
-    case ScheduleKind::StoreAt:
-    case ScheduleKind::StorageAlign:
-    case ScheduleKind::Prefetch: break;
+    default: break;
   }
+  DSPC_CHECK(false, std::string("loop primitive ") + schedule_kind_name(p.kind) + " has no case in LoopSchedule");
   return std::nullopt;
 }
 
@@ -147,10 +141,11 @@ std::optional<ScheduleError> LoopSchedule::split(const std::string& old_var, Spa
     return ScheduleError{inner_span, "name " + quoted(inner) + " already exists in stage " + quoted(stage_)};
   if (auto e = check_new_name(inner, inner_span, old_var)) return e;
   if (factor <= 0)
-    return ScheduleError{factor_span, std::string(what) + " factor must be a positive integer"};
+    return ScheduleError{factor_span, std::string(what) + " factor must be a positive integer, got " +
+                                          std::to_string(factor)};
   if (factor > kMaxSplitFactor)
-    return ScheduleError{factor_span, std::string(what) + " factor is too large (at most " +
-                                          std::to_string(kMaxSplitFactor) + ")"};
+    return ScheduleError{factor_span, std::string(what) + " factor " + std::to_string(factor) +
+                                          " is too large (at most " + std::to_string(kMaxSplitFactor) + ")"};
   // Innermost first: the inner loop takes the old loop's place, the outer one goes just outside.
   LoopDim old = dims_[*d];
   dims_[*d] = {inner, old.kind};

@@ -4,14 +4,56 @@
 
 namespace dspc {
 
-const char* schedule_kind_name(ScheduleKind k) {
-  switch (k) {
-#define DSPC_SCHEDULE_NAME(e, name) \
-  case ScheduleKind::e: return name;
-    DSPC_SCHEDULE_KINDS(DSPC_SCHEDULE_NAME)
-#undef DSPC_SCHEDULE_NAME
-  }
-  return "?";
+namespace {
+
+struct PrimitiveRow {
+  ScheduleKind kind;
+  const char* name;
+  ScheduleRole role;
+  const char* forms;
+  const char* usage;
+};
+
+const PrimitiveRow kPrimitives[] = {
+#define DSPC_SCHEDULE_PRIMITIVE(e, name, role, forms, usage) \
+  {ScheduleKind::e, name, ScheduleRole::role, forms, usage},
+#include "compiler/ir/SchedulePrimitives.def"
+};
+
+// The enum and this array come from the same rows, in the same order.
+const PrimitiveRow& row(ScheduleKind k) { return kPrimitives[static_cast<size_t>(k)]; }
+
+}  // namespace
+
+const std::vector<ScheduleKind>& schedule_kinds() {
+  static const std::vector<ScheduleKind> kinds = [] {
+    std::vector<ScheduleKind> out;
+    for (const auto& r : kPrimitives) out.push_back(r.kind);
+    return out;
+  }();
+  return kinds;
+}
+
+const char* schedule_kind_name(ScheduleKind k) { return row(k).name; }
+ScheduleRole schedule_role(ScheduleKind k) { return row(k).role; }
+const char* schedule_forms(ScheduleKind k) { return row(k).forms; }
+const char* schedule_usage(ScheduleKind k) { return row(k).usage; }
+
+std::optional<ScheduleKind> schedule_kind_named(const std::string& name) {
+  for (const auto& r : kPrimitives)
+    if (name == r.name) return r.kind;
+  return std::nullopt;
+}
+
+bool schedule_primitive_not_yet(const std::string& name) {
+  static const char* const kNotYet[] = {
+#define DSPC_SCHEDULE_PRIMITIVE(e, name, role, forms, usage)
+#define DSPC_SCHEDULE_NOT_YET(name) name,
+#include "compiler/ir/SchedulePrimitives.def"
+  };
+  for (const char* n : kNotYet)
+    if (name == n) return true;
+  return false;
 }
 
 std::vector<int64_t> aligned_shape(const std::vector<int64_t>& shape,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,29 +13,31 @@
 
 namespace dspc {
 
-// X(enumerator, name in .dsp)
-#define DSPC_SCHEDULE_KINDS(X)       \
-  X(SetScope, "set_scope")           \
-  X(Split, "split")                  \
-  X(Tile, "tile")                    \
-  X(Reorder, "reorder")              \
-  X(Vectorize, "vectorize")          \
-  X(Unroll, "unroll")                \
-  X(Parallel, "parallel")            \
-  X(ComputeInline, "compute_inline") \
-  X(ComputeAt, "compute_at")         \
-  X(StoreAt, "store_at")             \
-  X(StorageAlign, "storage_align")   \
-  X(Prefetch, "prefetch")
-
+// The primitives, one row each in SchedulePrimitives.def.
 enum class ScheduleKind : uint8_t {
-#define DSPC_SCHEDULE_ENUMERATOR(e, name) e,
-  DSPC_SCHEDULE_KINDS(DSPC_SCHEDULE_ENUMERATOR)
-#undef DSPC_SCHEDULE_ENUMERATOR
+#define DSPC_SCHEDULE_PRIMITIVE(e, name, role, forms, usage) e,
+#include "compiler/ir/SchedulePrimitives.def"
 };
 
+// What a primitive changes (SchedulePrimitives.def explains each).
+enum class ScheduleRole : uint8_t { Loop, Place, Storage, Rewrite, Hint };
+
+// Every primitive, in the table's order.
+const std::vector<ScheduleKind>& schedule_kinds();
 // The primitive's name in .dsp: "split", "compute_inline", ...
 const char* schedule_kind_name(ScheduleKind k);
+// The primitive named `name`, if .dsp has one.
+std::optional<ScheduleKind> schedule_kind_named(const std::string& name);
+// Whether `name` is a Halide primitive that .dsp does not have yet.
+bool schedule_primitive_not_yet(const std::string& name);
+ScheduleRole schedule_role(ScheduleKind k);
+// The argument lists the primitive accepts ('|'-separated; SchedulePrimitives.def) and the
+// error text for arguments that fit none.
+const char* schedule_forms(ScheduleKind k);
+const char* schedule_usage(ScheduleKind k);
+// Whether the primitive changes the stage's loops: a stage with one has a written loop
+// schedule and no automatic one.
+inline bool is_loop_primitive(ScheduleKind k) { return schedule_role(k) == ScheduleRole::Loop; }
 
 // One primitive applied to one stage, its arguments normalised by kind (each name and factor
 // keeps the span of the argument it came from, for diagnostics):

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 
 namespace dspc {
@@ -205,6 +206,50 @@ std::vector<LoopRange> compute_at_region(const Stage& producer, const Expr& body
       out.push_back(LoopRange(Binary::make(BinaryOp::Min, lo, make_i32(shape - extent)), extent));
   }
   return out;
+}
+
+Stmt prefetch_hint(const SchedulePrimitive& p, const Expr& body, const VarRef& at,
+                   const std::vector<LoopBounds>& inside, const std::vector<LoopBounds>& outside,
+                   const PaddedStorage& padded) {
+  struct FindBuffer : IRVisitor {
+    std::string name;
+    Buffer found;
+    void visit_Load(const Load* op) override {
+      if (!found && op->buffer->name == name) found = op->buffer;
+      IRVisitor::visit_Load(op);
+    }
+  } find;
+  find.name = p.tensor;
+  find.visit(body);
+  // The stage reads the tensor (the frontend checked), but the read may be gone: a min/max
+  // whose result the bounds decide drops its other operand (min(i32(B[...]), -2147483647)
+  // is -2147483647 for u16 B; found by tools/difftest.py). Nothing is read, so nothing to fetch.
+  if (!find.found) return Stmt();
+  Stage tensor;
+  tensor.out = find.found;
+  std::vector<LoopRange> region = compute_at_region(tensor, body, inside, outside);
+  std::map<const VarNode*, Expr> ahead = {{at.get(), Binary::make(BinaryOp::Add, var_expr(at), make_i32(p.factors[0]))}};
+  // The region stays within T's logical shape; the addresses are those of T's storage (its
+  // storage_align padding, which changes the row stride and the buffer's data variable).
+  const Buffer& t = find.found;
+  auto storage_it = padded.find(t.get());
+  const Buffer& storage = storage_it == padded.end() ? t : storage_it->second;
+  size_t rank = t->shape.size();
+  int64_t eb = t->dtype.bytes(), stride = 1;
+  Expr offset = make_i32(0);
+  for (size_t d = rank; d-- > 0;) {
+    Expr lo = substitute(region[d].min, ahead);
+    lo = Binary::make(BinaryOp::Max, Binary::make(BinaryOp::Min, lo, make_i32(t->shape[d] - region[d].extent)),
+                      make_i32(0));
+    offset = Binary::make(BinaryOp::Add, offset, Binary::make(BinaryOp::Mul, lo, make_i32(stride * eb)));
+    stride *= storage->shape[d];
+  }
+  int64_t width = region[rank - 1].extent * eb;
+  int64_t height = rank >= 2 ? region[rank - 2].extent : 1;
+  int64_t row = rank >= 2 ? storage->shape[rank - 1] * eb : width;
+  Expr hint = Call::make(CallKind::Intrinsic, kPrefetch,
+                         {var_expr(storage->data), offset, make_i32(width), make_i32(height), make_i32(row)}, p.span);
+  return Evaluate::make(hint, p.span);
 }
 
 }  // namespace dspc

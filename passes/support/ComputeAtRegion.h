@@ -1,5 +1,6 @@
-// Shared by build_stage_loop_nest (a helper, not a pass): the region of a producer that one
-// iteration of a consumer's loop reads, for compute_at.
+// Shared by build_stage_loop_nest and the automatic schedule (a helper, not a pass): the
+// region of a producer that one iteration of a consumer's loop reads, for compute_at, and the
+// box of a tensor that prefetch fetches ahead.
 #pragma once
 
 #include <cstdint>
@@ -29,5 +30,15 @@ struct LoopBounds {
 std::vector<LoopRange> compute_at_region(const Stage& producer, const Expr& body,
                                          const std::vector<LoopBounds>& inside,
                                          const std::vector<LoopBounds>& outside);
+
+// prefetch(T, v, d)'s hint: the region of T (compute_at_region's rules; `inside` and `outside`
+// as there, `at` the prefetch's loop, one of `outside`) that iteration at + d reads, kept
+// inside T's shape, as one box of rows over T's innermost two dimensions (outer dimensions
+// at the region's first index): the `prefetch` intrinsic with T's storage (its `padded`
+// buffer if storage_align pads it), the box's byte offset, width, height and row stride.
+// Null when `body` reads no T (a min/max the bounds decide may have dropped the read).
+Stmt prefetch_hint(const SchedulePrimitive& p, const Expr& body, const VarRef& at,
+                   const std::vector<LoopBounds>& inside, const std::vector<LoopBounds>& outside,
+                   const PaddedStorage& padded);
 
 }  // namespace dspc

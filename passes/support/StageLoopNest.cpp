@@ -332,59 +332,20 @@ Stmt build_nest(const Stage& stage, const std::vector<LoopRange>& ranges, std::s
   }
 
   // prefetch(T, v, d): at the start of each iteration of loop v, a hint for the region of T
-  // that iteration v + d reads (compute_at_region's rules), kept inside T: one box of rows,
-  // T's innermost two dimensions (outer dimensions at the region's first index).
+  // that iteration v + d reads.
   for (const auto& p : stage.schedule) {
     if (p.kind != ScheduleKind::Prefetch) continue;
     size_t at = schedule.dims().size();
     for (size_t d = 0; d < schedule.dims().size(); ++d)
       if (schedule.dims()[d].name == p.vars[0]) at = d;
     DSPC_CHECK(at < schedule.dims().size(), "prefetch loop '" + p.vars[0] + "' of stage " + stage.out->name);
-    struct FindBuffer : IRVisitor {
-      std::string name;
-      Buffer found;
-      void visit_Load(const Load* op) override {
-        if (!found && op->buffer->name == name) found = op->buffer;
-        IRVisitor::visit_Load(op);
-      }
-    } find;
-    find.name = p.tensor;
-    find.visit(body);
-    // The stage reads the tensor (the frontend checked), but the read may be gone: a min/max
-    // whose result the bounds decide drops its other operand (min(i32(B[...]), -2147483647)
-    // is -2147483647 for u16 B; found by tools/difftest.py). Nothing is read, so nothing to fetch.
-    if (!find.found) continue;
     std::vector<LoopBounds> inside, outside;
     for (size_t d = 0; d < schedule.dims().size(); ++d) {
       const Loop& l = loops.at(schedule.dims()[d].name);
       (d < at ? inside : outside).push_back({l.var, l.min, l.extent});
     }
-    Stage tensor;
-    tensor.out = find.found;
-    std::vector<LoopRange> region = compute_at_region(tensor, body, inside, outside);
-    const Loop& v = loops.at(p.vars[0]);
-    std::map<const VarNode*, Expr> ahead = {{v.var.get(), add(var_expr(v.var), make_i32(p.factors[0]))}};
-    // The region stays within T's logical shape; the addresses are those of T's storage (its
-    // storage_align padding, which changes the row stride and the buffer's data variable).
-    const Buffer& t = find.found;
-    auto storage_it = padded.find(t.get());
-    const Buffer& storage = storage_it == padded.end() ? t : storage_it->second;
-    size_t rank = t->shape.size();
-    int64_t eb = t->dtype.bytes(), stride = 1;
-    Expr offset = make_i32(0);
-    for (size_t d = rank; d-- > 0;) {
-      Expr lo = substitute(region[d].min, ahead);
-      lo = Binary::make(BinaryOp::Max, Binary::make(BinaryOp::Min, lo, make_i32(t->shape[d] - region[d].extent)),
-                        make_i32(0));
-      offset = add(offset, Binary::make(BinaryOp::Mul, lo, make_i32(stride * eb)));
-      stride *= storage->shape[d];
-    }
-    int64_t width = region[rank - 1].extent * eb;
-    int64_t height = rank >= 2 ? region[rank - 2].extent : 1;
-    int64_t row = rank >= 2 ? storage->shape[rank - 1] * eb : width;
-    Expr hint = Call::make(CallKind::Intrinsic, kPrefetch,
-                           {var_expr(storage->data), offset, make_i32(width), make_i32(height), make_i32(row)}, p.span);
-    at_dim[at].insert(at_dim[at].begin(), Evaluate::make(hint, p.span));
+    if (Stmt hint = prefetch_hint(p, body, loops.at(p.vars[0]).var, inside, outside, padded))
+      at_dim[at].insert(at_dim[at].begin(), hint);
   }
 
   std::vector<PendingReduction> pending;
