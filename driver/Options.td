@@ -1,7 +1,7 @@
 // dspc's command-line options, for LLVM's option library (llvm/Option), as clang's and lld's.
 // llvm-tblgen -gen-opt-parser-defs turns this into DriverOptions.inc (driver/CMakeLists.txt);
-// driver/Driver.cpp parses argv with the table and `dspc --help` prints it. The README's CLI
-// reference lists the same options (tests/cli/readme_matches_help.py compares the two).
+// driver/Driver.cpp parses argv with the table and `dspc --help` prints it. docs/cli.md lists
+// the same options (tests/cli/cli_doc_matches_help.py compares the two).
 //
 // Every option taking a value is spelled --name=V or --name V (the Eq multiclass below).
 // An option of grp_run is read only by `dspc run`; giving it to a compile is an error.

@@ -1,5 +1,5 @@
 // The schedule-primitive table (compiler/ir/SchedulePrimitives.def) is the one list of
-// primitives: the user guide's table must have one row per primitive, in the table's order,
+// primitives: docs/language.md's table must have one row per primitive, in the table's order,
 // each with an example that calls it, and every derived lookup must agree with the rows.
 #include <gtest/gtest.h>
 
@@ -37,7 +37,7 @@ std::vector<std::pair<std::string, std::string>> guide_rows(const std::string& p
 }
 
 TEST(ScheduleTable, TheGuideListsEveryPrimitiveInTheTablesOrder) {
-  auto rows = guide_rows(std::string(DSPC_SOURCE_DIR) + "/README.md");
+  auto rows = guide_rows(std::string(DSPC_SOURCE_DIR) + "/docs/language.md");
   std::vector<std::string> names;
   for (ScheduleKind k : schedule_kinds()) names.push_back(schedule_kind_name(k));
   std::vector<std::string> guide;

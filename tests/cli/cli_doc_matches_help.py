@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""The README's CLI reference matches `dspc --help`: the same options, in the same forms.
+"""docs/cli.md's CLI reference matches `dspc --help`: the same options, in the same forms.
 
-  readme_matches_help.py --dspc build/dspc --readme README.md
+  cli_doc_matches_help.py --dspc build/dspc --doc docs/cli.md
 
 From `dspc --help` (printed from driver/Options.td) it takes every option line ("  --emit=KIND
-...", "  -o FILE ...", "  -c ..."); from the README, the first column of the tables under
+...", "  -o FILE ...", "  -c ..."); from docs/cli.md, the first column of the tables under
 "## CLI reference" (up to the next "## " heading). Every option of one must be in the other,
 and an option that takes a value must be written with the same value name in both
 (`--emit=KIND`, `-o FILE`, `--input NAME=FILE.npy`). -O<level> is written -O0 .. -O3 in the
-README. Exits 1 with the differences listed.
+document. Exits 1 with the differences listed.
 """
 import argparse
 import re
@@ -39,7 +39,7 @@ def help_options(dspc):
     return forms
 
 
-def readme_options(path):
+def doc_options(path):
     text = open(path, encoding="utf-8").read()
     start = text.index("\n## CLI reference")
     end = text.find("\n## ", start + 1)
@@ -62,20 +62,20 @@ def readme_options(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dspc", required=True)
-    ap.add_argument("--readme", required=True)
+    ap.add_argument("--doc", required=True)
     a = ap.parse_args()
-    h, r = help_options(a.dspc), readme_options(a.readme)
+    h, r = help_options(a.dspc), doc_options(a.doc)
     problems = []
     for name in sorted(set(h) - set(r)):
-        problems.append(f"{h[name]}: in dspc --help, not in the README's CLI reference")
+        problems.append(f"{h[name]}: in dspc --help, not in docs/cli.md")
     for name in sorted(set(r) - set(h)):
-        problems.append(f"{r[name]}: in the README's CLI reference, not in dspc --help")
+        problems.append(f"{r[name]}: in docs/cli.md, not in dspc --help")
     for name in sorted(set(h) & set(r)):
         if h[name] != r[name]:
-            problems.append(f"{name}: written '{h[name]}' in dspc --help but '{r[name]}' in the README")
+            problems.append(f"{name}: written '{h[name]}' in dspc --help but '{r[name]}' in docs/cli.md")
     for p in problems:
         print("FAIL " + p)
-    print(f"{len(h)} options in dspc --help, {len(r)} in the README's CLI reference, {len(problems)} differences")
+    print(f"{len(h)} options in dspc --help, {len(r)} in docs/cli.md, {len(problems)} differences")
     return 1 if problems else 0
 
 
