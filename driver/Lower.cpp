@@ -7,23 +7,14 @@
 #include "compiler/ir/Check.h"
 #include "compiler/ir/Printer.h"
 #include "compiler/ir/Verifier.h"
-#include "passes/FlattenBuffers.h"
-#include "passes/GroupDeviceCalls.h"
-#include "passes/LowerVtcmAlloc.h"
-#include "passes/LowerWorkspaceAlloc.h"
-#include "passes/MakePackedApi.h"
-#include "passes/PlanVtcm.h"
-#include "passes/ScheduleOps.h"
-#include "passes/Simplify.h"
-#include "passes/Vectorize.h"
-#include "passes/VerifyVtcmLimit.h"
+#include "passes/PassRegistry.h"
 
 namespace dspc {
 
 namespace {
 
-// Runs the passes in order on one module. Each pass runs inside the boundary that DESIGN
-// promises: whatever it throws (a failed DSPC_CHECK, an IRError from make(), bad_alloc) is
+// Runs passes in order on one module. Each pass runs inside the boundary docs/design.md
+// describes: whatever it throws (a failed DSPC_CHECK, an IRError from make(), bad_alloc) is
 // reported as "dspc: internal error in pass NAME: ..." and nothing escapes. After a failure,
 // or a user error reported by a pass, the remaining passes are skipped.
 class Pipeline {
@@ -54,9 +45,7 @@ class Pipeline {
       fail(name, e.what());
     }
   }
-  void run(const char* name, Module (*pass)(const Module&, const LowerOptions&)) {
-    run(name, [&] { return pass(m_, o_); });
-  }
+  void start(Module m) { m_ = std::move(m); }
 
   const Module& module() const { return m_; }
   bool failed() const { return diag_.has_errors(); }
@@ -115,33 +104,47 @@ class Pipeline {
 }  // namespace
 
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {"schedule-ops", "group-device-calls", "verify-vtcm-limit",
-                                                 "flatten-buffers", "vectorize", "plan-vtcm", "lower-vtcm-alloc",
-                                                 "lower-workspace-alloc", "simplify",
-                                                 "make-packed-api"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const PassInfo& p : passes()) out.push_back(p.name);
+    return out;
+  }();
   return names;
 }
 
-std::optional<Module> lower_tir(const Module& input, const LowerOptions& o, Diagnostics& diag) {
-  Pipeline p(o, diag);
-  p.run("verify-vtcm-limit", [&] { return verify_vtcm_limit(input, o, diag); });
-  p.run("flatten-buffers", flatten_buffers);
-  p.run("vectorize", vectorize);
-  p.run("plan-vtcm", [&] { return plan_vtcm(p.module(), o, diag); });
-  p.run("lower-vtcm-alloc", lower_vtcm_alloc);
-  p.run("lower-workspace-alloc", lower_workspace_alloc);
-  p.run("simplify", simplify);
-  // The entries check the shapes callers declared: `input`'s, before flatten-buffers.
-  p.run("make-packed-api", [&] { return make_packed_api(p.module(), input, o); });
+namespace {
+
+// Runs the registry's passes in order, from the first whose input is `from`, on `start`.
+std::optional<Module> run_passes(PassInput from, Module start, PassContext c, Diagnostics& diag) {
+  Pipeline p(c.options, diag);
+  p.start(std::move(start));
+  Module tir_input;  // the module the Tir passes start from, unless the caller gave it
+  bool started = false;
+  for (const PassInfo& pass : passes()) {
+    started |= pass.input == from;
+    if (!started) continue;
+    if (pass.input == PassInput::Tir && !c.tir_input) {
+      if (p.failed()) return std::nullopt;
+      tir_input = p.module();
+      c.tir_input = &tir_input;
+    }
+    p.run(pass.name, [&] { return pass.run(p.module(), c); });
+  }
   return p.result();
 }
 
+}  // namespace
+
+std::optional<Module> lower_tir(const Module& input, const LowerOptions& o, Diagnostics& diag) {
+  PassContext c{o, diag};
+  c.tir_input = &input;
+  return run_passes(PassInput::Tir, input, c, diag);
+}
+
 std::optional<Module> lower(const TensorProgram& program, const LowerOptions& o, Diagnostics& diag) {
-  Pipeline p(o, diag);
-  p.run("schedule-ops", [&] { return schedule_ops(program, o); });
-  p.run("group-device-calls", [&] { return group_device_calls(p.module(), program, o); });
-  if (p.failed()) return std::nullopt;
-  return lower_tir(p.module(), o, diag);
+  PassContext c{o, diag};
+  c.program = &program;
+  return run_passes(PassInput::Program, Module(), c, diag);
 }
 
 }  // namespace dspc

@@ -1,4 +1,5 @@
-// The pass pipeline, one straight function: tensor program -> lowered TIR module.
+// The pass pipeline: tensor program -> lowered TIR module, by the passes of the registry
+// (passes/Passes.def), in order, each inside a boundary that reports its failures.
 #pragma once
 
 #include <optional>
@@ -11,7 +12,7 @@
 
 namespace dspc {
 
-// The passes in pipeline order, by their CLI names.
+// The passes in pipeline order, by their CLI names (passes/Passes.def).
 const std::vector<std::string>& pass_names();
 
 // Runs every pass on a parsed .dsp program. On a user error, reports through `diag` and
