@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/Diagnostics.h"
 #include "compiler/ir/IR.h"
 #include "targets/Target.h"
 

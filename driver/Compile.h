@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/Diagnostics.h"
 #include "compiler/frontend/Parser.h"
 #include "compiler/ir/IR.h"
 #include "passes/support/PassOptions.h"

@@ -1,7 +1,7 @@
 // plan-vtcm: one VTCM arena per function, with buffers at fixed offsets.
 #pragma once
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/Diagnostics.h"
 #include "compiler/ir/IR.h"
 #include "passes/support/PassOptions.h"
 

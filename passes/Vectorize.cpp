@@ -22,7 +22,7 @@
 #include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/ScalarOnly.h"
-#include "passes/Simplify.h"
+#include "compiler/arith/Simplify.h"
 
 namespace dspc {
 

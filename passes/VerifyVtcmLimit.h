@@ -1,7 +1,7 @@
 // verify-vtcm-limit: the compile-time VTCM capacity check of the VTCM contract.
 #pragma once
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/Diagnostics.h"
 #include "compiler/ir/IR.h"
 #include "passes/support/PassOptions.h"
 

@@ -22,7 +22,7 @@
 
 #include "compiler/frontend/DspSchedule.h"
 #include "compiler/frontend/GraphParser.h"
-#include "compiler/frontend/IndexBounds.h"
+#include "compiler/arith/IndexBounds.h"
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/ParserCommon.h"
 

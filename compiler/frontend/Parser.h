@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/Diagnostics.h"
 #include "compiler/ir/IR.h"
 
 namespace dspc {

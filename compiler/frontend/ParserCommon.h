@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/Diagnostics.h"
 #include "compiler/frontend/Lexer.h"
 #include "compiler/ir/IR.h"
 

@@ -6,12 +6,12 @@
 //    a small environment, loads point at buffer storage, and every buffer read must already be
 //    computed. Anything unsupported (vectors, calls, unbound variables) is an error here.
 // 3. Walk the stage's index space row-major, evaluate the compiled body at each point with
-//    the scalar semantics of compiler/interp/Semantics.h, and store the result.
+//    the scalar semantics of compiler/arith/Semantics.h, and store the result.
 #include "compiler/interp/Interpreter.h"
 
 #include <unordered_map>
 
-#include "compiler/interp/Semantics.h"
+#include "compiler/arith/Semantics.h"
 #include "compiler/ir/Printer.h"
 
 namespace dspc {

@@ -16,7 +16,7 @@
 #include <fstream>
 #include <vector>
 
-#include "compiler/interp/Semantics.h"
+#include "compiler/arith/Semantics.h"
 #include "compiler/ir/Printer.h"
 #include "runtime-support/common/npy.h"
 

@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "compiler/frontend/IndexBounds.h"
+#include "compiler/arith/IndexBounds.h"
 #include "compiler/ir/IRVisitor.h"
 
 namespace dspc {

@@ -2,11 +2,11 @@
 
 #include <cstdint>
 
-#include "compiler/interp/Semantics.h"
+#include "compiler/arith/Semantics.h"
 #include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/LoopSchedule.h"
-#include "passes/Simplify.h"
+#include "compiler/arith/Simplify.h"
 #include "passes/support/ComputeAtRegion.h"
 #include "passes/support/Partition.h"
 

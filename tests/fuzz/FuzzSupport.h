@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/Diagnostics.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 // Defined by replay_main.c only: prints an input's outcome for the regression tests.

@@ -1,6 +1,6 @@
 // Codegen: the lowered seed example on Hexagon and the host (IR, asm, object symbols), the C
 // header, the runner table, linking, and the arithmetic semantics of generated code checked
-// against compiler/interp/Semantics.h by running it (natively, and under qemu-hexagon when
+// against compiler/arith/Semantics.h by running it (natively, and under qemu-hexagon when
 // runtime-support is built).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -20,7 +20,7 @@
 #include "driver/Compile.h"
 #include "compiler/ir/Externs.h"
 #include "compiler/interp/Npy.h"
-#include "compiler/interp/Semantics.h"
+#include "compiler/arith/Semantics.h"
 
 namespace dspc {
 namespace {
@@ -478,7 +478,7 @@ TEST(Codegen, LinkWithoutRuntimeIsAClearError) {
 // ---------------------------------------------------------------- semantics, by running the code
 //
 // A suite is a module of small kernels `for i: C_j[i] = A[i] op B[i]` (or op a constant, a
-// cast, a unary op) over edge values, with the outputs compiler/interp/Semantics.h computes. A
+// cast, a unary op) over edge values, with the outputs compiler/arith/Semantics.h computes. A
 // harness (C, compiled for the target) reads every buffer from an arena file, calls each
 // kernel through the runner table (__dspc_funcs), prints the table and the statuses, and
 // writes the arena back; the test compares the outputs element by element.

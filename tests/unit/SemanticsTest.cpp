@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "compiler/interp/Semantics.h"
+#include "compiler/arith/Semantics.h"
 
 namespace dspc {
 namespace {

@@ -14,6 +14,7 @@
 #include "passes/FlattenBuffers.h"
 #include "passes/LowerVtcmAlloc.h"
 #include "passes/Simplify.h"
+#include "compiler/arith/Simplify.h"
 
 namespace dspc {
 namespace {

@@ -6,7 +6,7 @@
 // 2. Division and modulo follow the floor semantics, with x / 0 == 0 and x % 0 == 0.
 // 3. A select's value is the hull of its branches, each evaluated with the variables
 //    narrowed by the condition (taken, then not taken).
-#include "compiler/frontend/IndexBounds.h"
+#include "compiler/arith/IndexBounds.h"
 
 #include <algorithm>
 #include <initializer_list>

@@ -1,4 +1,4 @@
-#include "compiler/frontend/Diagnostics.h"
+#include "compiler/ir/Diagnostics.h"
 
 namespace dspc {
 

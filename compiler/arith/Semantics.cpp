@@ -1,4 +1,4 @@
-#include "compiler/interp/Semantics.h"
+#include "compiler/arith/Semantics.h"
 
 #include <cmath>
 #include <cstring>
