@@ -29,7 +29,8 @@ packages=(ca-certificates g++ cmake ninja-build python3 git
           libbenchmark-dev    # Google Benchmark: bench/'s compile-time benchmark
           file dpkg-dev       # cpack -G DEB: finds the binaries and their library dependencies
           libhalide14-0-dev   # Halide 14: bench/'s peer only, never linked into dspc
-          libclang-rt-19-dev) # libFuzzer and the sanitizer runtimes: test-sanitize, test-fuzz
+          libclang-rt-19-dev  # libFuzzer and the sanitizer runtimes: test-sanitize, test-fuzz
+          gcc-multilib)       # -m32: the fuzz target elf32 (the ELF loader with a 32-bit size_t)
 
 missing=()
 for p in "${packages[@]}"; do

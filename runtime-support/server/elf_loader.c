@@ -11,7 +11,9 @@
  * 5. Protect each 64 KiB page as the segments in it ask (text read-execute, data read-write),
  *    every page readable: a kernel that writes over its own code faults instead of running
  *    stale translations.
- * 6. Find __dspc_funcs and __dspc_num_funcs among the defined dynamic symbols. */
+ * 6. Find __dspc_funcs and __dspc_num_funcs among the defined dynamic symbols.
+ * Every size product (a count times an entry size) is checked for overflow in the server's own
+ * size_t, 32 bits on Hexagon: tests/fuzz/ builds this file for a 32-bit host too (target elf32). */
 #include "elf_loader.h"
 
 #include "runtime-support/common/text.h"
@@ -67,6 +69,11 @@ static int error2(const char* a, const char* b) {
 
 static int bad(const char* what) {
   return error2("bad ELF: ", what);
+}
+
+/* *out = n * each; 0 when that wraps around size_t (32 bits on Hexagon). */
+static int size_product(size_t n, size_t each, size_t* out) {
+  return !__builtin_mul_overflow(n, each, out);
 }
 
 int dspc_image_contains(const dspc_module_image* m, const void* p, size_t n) {
@@ -213,8 +220,9 @@ static int load(const uint8_t* file, uint64_t nbytes, dspc_module_image* m, Ctx*
   } else if (v[DT_STRTAB] > v[DT_SYMTAB]) {
     c->num_syms = (v[DT_STRTAB] - v[DT_SYMTAB]) / sizeof(Sym); /* lld puts .dynstr after .dynsym */
   }
+  if (c->num_syms > (1u << 20)) return bad("symbol table outside the image or misaligned");
   c->syms = (const Sym*)in_image(m, v[DT_SYMTAB], c->num_syms * (uint32_t)sizeof(Sym), 4);
-  if (!c->syms || c->num_syms > (1u << 20)) return bad("symbol table outside the image or misaligned");
+  if (!c->syms) return bad("symbol table outside the image or misaligned");
   const Rela* rela = (const Rela*)in_image(m, v[DT_RELA], v[DT_RELASZ], 4);
   const Rela* plt = (const Rela*)in_image(m, v[DT_JMPREL], v[DT_PLTRELSZ], 4);
   if ((seen[DT_RELA] && !rela) || (seen[DT_JMPREL] && !plt)) return bad("relocations outside the image or misaligned");
@@ -243,7 +251,9 @@ static int load(const uint8_t* file, uint64_t nbytes, dspc_module_image* m, Ctx*
   if (!m->funcs || !num)
     return error2("module has no __dspc_funcs / __dspc_num_funcs table (or it is misaligned)", "");
   m->num_funcs = *num;
-  if (!dspc_image_contains(m, m->funcs, (size_t)m->num_funcs * sizeof(dspc_func_desc)))
+  size_t table_bytes;
+  if (!size_product(m->num_funcs, sizeof(dspc_func_desc), &table_bytes) ||
+      !dspc_image_contains(m, m->funcs, table_bytes))
     return bad("__dspc_funcs runs outside the image");
   return 0;
 }

@@ -24,7 +24,8 @@ static void finding(const char* what) {
 static char exported;
 static void* resolve(const char* name) {
   static const char* const names[] = {"HexagonBackendAllocateVTCM", "HexagonBackendFreeVTCM", "DspcWorkspaceAlloc",
-                                      "DspcWorkspaceFree", "dspc_report_bad_arg", "memcpy", "memset"};
+                                      "DspcWorkspaceFree", "dspc_report_bad_arg", "dspc_set_last_error",
+                                      "memcpy", "memset"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(names[i], name) == 0) return &exported;
   return 0;
@@ -41,7 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (dspc_fuzz_report) dspc_fuzz_report(dspc_get_last_error(dspc_context_default()));
   } else {
     if (!m.base || !m.mapped) finding("a loaded module without an image");
-    if (m.num_funcs && !dspc_image_contains(&m, m.funcs, m.num_funcs * sizeof(dspc_func_desc)))
+    /* In 64 bits: the product must not wrap here as it would in a 32-bit size_t. */
+    uint64_t table_bytes = (uint64_t)m.num_funcs * sizeof(dspc_func_desc);
+    if (table_bytes > m.mapped || !dspc_image_contains(&m, m.funcs, (size_t)table_bytes))
       finding("the function table is outside the image");
     if (dspc_fuzz_report) dspc_fuzz_report("loaded");
     dspc_elf_unload(&m);

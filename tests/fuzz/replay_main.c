@@ -2,6 +2,7 @@
  * named (a folder: on each file in it but FILE.expect), as libFuzzer does with files. The normal build replays
  * tests/fuzz/regressions/<target>/ this way (ctest -L fuzz), without the fuzzer runtime. */
 #include <dirent.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +63,13 @@ static void run_path(const char* path) {
   struct dirent* e;
   char** names = 0;
   size_t count = 0;
-  while (d && (e = readdir(d))) {
+  if (!d) {
+    fprintf(stderr, "replay: cannot open the folder %s\n", path);
+    exit(1);
+  }
+  /* A folder that cannot be read must not look like one without inputs (a 32-bit readdir
+   * without _FILE_OFFSET_BITS=64 fails with EOVERFLOW on ext4). */
+  while ((errno = 0, e = readdir(d))) {
     size_t name_len = strlen(e->d_name);
     if (e->d_name[0] == '.' || (name_len > 7 && strcmp(e->d_name + name_len - 7, ".expect") == 0))
       continue; /* hidden files, and the regression tests' expected outcomes */
@@ -71,7 +78,11 @@ static void run_path(const char* path) {
     names[count] = (char*)malloc(len);
     snprintf(names[count++], len, "%s/%s", path, e->d_name);
   }
-  if (d) closedir(d);
+  if (errno) {
+    fprintf(stderr, "replay: cannot read the folder %s: %s\n", path, strerror(errno));
+    exit(1);
+  }
+  closedir(d);
   qsort(names, count, sizeof *names, by_name);
   for (size_t i = 0; i < count; i++) {
     run_path(names[i]);

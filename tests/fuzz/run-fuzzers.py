@@ -24,6 +24,7 @@ The corpus folder keeps what a run found for the next run. Seeds:
   npy       .npy files the tests wrote (under the seed build) and one of each dtype, rank 0-3
   protocol  request sequences (hello, alloc, load, lookup, call, free, close, shutdown, ...)
   elf       the shared modules the tests and examples built (under the seed build)
+  elf32     elf's seeds and regressions (the loader built -m32, run under qemu-i386)
   reply     well-formed replies to each operation, and a few malformed ones
 A crash, leak, timeout or UB report stops that target; its input is saved under artifacts/.
 The last lines are a table: target, seconds, executions, executions per second, corpus size,
@@ -40,7 +41,13 @@ import subprocess
 import sys
 import time
 
-TARGETS = ["dsp", "tir", "pipeline", "npy", "protocol", "elf", "reply"]
+TARGETS = ["dsp", "tir", "pipeline", "npy", "protocol", "elf", "elf32", "reply"]
+# Targets built for another architecture, run under an emulator (tests/fuzz/CMakeLists.txt),
+# with another target's seeds and regressions.
+LAUNCHERS = {"elf32": ["qemu-i386"]}
+SEEDS_OF = {"elf32": "elf"}
+# Under qemu-i386, libFuzzer's 32-bit readdir fails on ext4's 64-bit directory offsets
+# (EOVERFLOW): such a target's seeds are named one by one (-seed_inputs).
 # Per-input time limits (seconds): the pipeline runs LLVM's -O2 pipeline on each input.
 TIMEOUTS = {"pipeline": 60}
 DEFAULT_TIMEOUT = 20
@@ -273,8 +280,9 @@ def main():
     fuzz_build = os.path.abspath(args.fuzz_build)
     work = os.path.join(fuzz_build, "fuzz")
     seed_build = os.path.abspath(args.seed_build) if args.seed_build and os.path.isdir(args.seed_build) else None
-    counts = make_seeds(os.path.join(work, "seeds"), seed_build, targets, args.max_seeds)
-    print("run-fuzzers: seeds " + ", ".join(f"{t} {counts.get(t, 0)}" for t in targets), flush=True)
+    counts = make_seeds(os.path.join(work, "seeds"), seed_build, targets + [SEEDS_OF[t] for t in targets if t in SEEDS_OF],
+                        args.max_seeds)
+    print("run-fuzzers: seeds " + ", ".join(f"{t} {counts.get(SEEDS_OF.get(t, t), 0)}" for t in targets), flush=True)
 
     rows, failed, interrupted = [], False, False
     for t in targets:
@@ -288,7 +296,7 @@ def main():
         os.makedirs(artifacts, exist_ok=True)
         timeout = args.timeout or TIMEOUTS.get(t, DEFAULT_TIMEOUT)
         cmd = [] if args.no_nice else ["nice", "-n", "10"]
-        cmd += [exe, f"-max_total_time={args.seconds}", f"-timeout={timeout}", "-rss_limit_mb=2048",
+        cmd += LAUNCHERS.get(t, []) + [exe, f"-max_total_time={args.seconds}", f"-timeout={timeout}", "-rss_limit_mb=2048",
                 "-print_final_stats=1", f"-artifact_prefix={artifacts}"]
         if t in MAX_LEN:
             cmd.append(f"-max_len={MAX_LEN[t]}")
@@ -297,10 +305,14 @@ def main():
         dictionary = os.path.join(SOURCE, "tests", "fuzz", DICTIONARIES.get(t, ""))
         if os.path.isfile(dictionary):
             cmd.append(f"-dict={dictionary}")
-        cmd += [corpus, os.path.join(work, "seeds", t)]
-        regressions = os.path.join(SOURCE, "tests", "fuzz", "regressions", t)
+        inputs = [corpus, os.path.join(work, "seeds", SEEDS_OF.get(t, t))]
+        regressions = os.path.join(SOURCE, "tests", "fuzz", "regressions", SEEDS_OF.get(t, t))
         if os.path.isdir(regressions):
-            cmd.append(regressions)
+            inputs.append(regressions)
+        if t in LAUNCHERS:
+            files = [os.path.join(d, f) for d in inputs[1:] for f in sorted(os.listdir(d)) if not f.endswith(".expect")]
+            inputs = [corpus, "-seed_inputs=" + ",".join(files)]
+        cmd += inputs
         print("run-fuzzers: " + " ".join(cmd), flush=True)
         log_path = os.path.join(work, f"{t}.log")
         start = time.time()

@@ -343,6 +343,38 @@ std::vector<uint8_t> with_unsupported_relocation(std::vector<uint8_t> elf) {
   return elf;
 }
 
+// Sets the value of a Hexagon module's __dspc_num_funcs, found through its .dynsym section.
+std::vector<uint8_t> with_num_funcs(std::vector<uint8_t> elf, uint32_t value) {
+  Elf32_Ehdr eh;
+  std::memcpy(&eh, elf.data(), sizeof eh);
+  auto section = [&](int i) {
+    Elf32_Shdr sh;
+    std::memcpy(&sh, elf.data() + eh.e_shoff + i * sizeof sh, sizeof sh);
+    return sh;
+  };
+  for (int i = 0; i < eh.e_shnum; i++) {
+    Elf32_Shdr sh = section(i);
+    if (sh.sh_type != SHT_DYNSYM) continue;
+    Elf32_Shdr strings = section(int(sh.sh_link));
+    for (uint32_t k = 0; k < sh.sh_size / sizeof(Elf32_Sym); k++) {
+      Elf32_Sym sym;
+      std::memcpy(&sym, elf.data() + sh.sh_offset + k * sizeof sym, sizeof sym);
+      if (std::strcmp(reinterpret_cast<const char*>(elf.data() + strings.sh_offset + sym.st_name), "__dspc_num_funcs"))
+        continue;
+      for (int p = 0; p < eh.e_phnum; p++) {  // the file offset of the symbol's address
+        Elf32_Phdr ph;
+        std::memcpy(&ph, elf.data() + eh.e_phoff + p * sizeof ph, sizeof ph);
+        if (ph.p_type == PT_LOAD && sym.st_value >= ph.p_vaddr && sym.st_value + 4 <= ph.p_vaddr + ph.p_filesz) {
+          std::memcpy(elf.data() + ph.p_offset + (sym.st_value - ph.p_vaddr), &value, 4);
+          return elf;
+        }
+      }
+    }
+  }
+  ADD_FAILURE() << "no __dspc_num_funcs to patch";
+  return elf;
+}
+
 TEST_F(Failure, ModulesThatFailToLoad) {
   Session s;
   std::vector<uint8_t> good = read_bytes(module_path(kHex, "v1"));
@@ -363,6 +395,9 @@ TEST_F(Failure, ModulesThatFailToLoad) {
                [&] { Module::load(s, module_path(kHex, "unresolved")); });
   expect_error(ErrorKind::LoadFailed, "unsupported relocation type R_HEX_32 (6)",
                [&] { load(with_unsupported_relocation(good)); });
+  // 214748365 entries of 20 bytes are 4 GiB + 4 bytes: 4 bytes in the server's 32-bit size_t.
+  expect_error(ErrorKind::LoadFailed, "bad ELF: __dspc_funcs runs outside the image",
+               [&] { load(with_num_funcs(good, 214748365)); });
   expect_error(ErrorKind::LoadFailed, "cannot read the file", [&] { Module::load(s, "/nonexistent/x.so"); });
   EXPECT_TRUE(s.is_open());
   auto m = Module::load_bytes(s, good);  // the failures left nothing behind
