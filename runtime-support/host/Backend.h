@@ -37,7 +37,8 @@ struct QueuedCall {
 };
 
 // How a batch went: `done` calls succeeded; if done < the number of calls, call `done` failed
-// with `status` and `error`, and the calls after it did not run.
+// with `status` and `error`, and the calls after it did not run. When call_batch throws (a
+// deadline, a dead server), `done` counts the calls known to have run before.
 struct BatchResult {
   size_t done = 0;
   int32_t status = 0;
@@ -61,9 +62,9 @@ class Backend {
   virtual Lookup lookup(uint32_t module, const std::string& name) = 0;
   // The kernel's status; *error is the device's message when it is non-zero.
   virtual int32_t call(uint32_t function, const std::vector<CallArg>& args, std::string* error) = 0;
-  // Runs the calls in order up to the first failure. The default makes one call() each; Remote
-  // sends them as one CALL_BATCH request (or as few as fit the request slot).
-  virtual BatchResult call_batch(const std::vector<QueuedCall>& calls);
+  // Runs the calls in order up to the first failure, into `out`. The default makes one call()
+  // each; Remote sends them as one CALL_BATCH request (or as few as fit the request slot).
+  virtual void call_batch(const std::vector<QueuedCall>& calls, BatchResult& out);
   virtual std::string last_error() = 0;
   virtual void shutdown() = 0;
   virtual int pid() const { return -1; }

@@ -19,6 +19,7 @@
 
 #include "Backend.h"
 #include "dspc_runtime.h"
+#include "runtime-support/common/protocol.h"
 
 namespace dspc::detail {
 namespace {
@@ -108,7 +109,9 @@ class Local final : public Backend {
       return Error(ErrorKind::LoadFailed, "loading " + name + ": " + why);
     };
     if (std::string why = elf_outside_the_file(bytes); !why.empty()) throw failed(why);
-    std::string where = path;
+    // A name without a slash is a file in the current directory, as on Hexagon (dlopen would
+    // search the library path for it instead).
+    std::string where = path.find('/') == std::string::npos && !path.empty() ? "./" + path : path;
     int fd = -1;
     if (where.empty()) {  // bytes only: dlopen them through a memfd
       fd = memfd_create("dspc-module", MFD_CLOEXEC);
@@ -146,6 +149,10 @@ class Local final : public Backend {
     for (uint32_t i = 0; i < m.num && i < 4096; i++) {
       const dspc_func_desc& f = m.funcs[i];
       if (name != f.name) continue;
+      if (f.num_params > DSPC_PROTO_MAX_ARGS)  // as the device server refuses it
+        throw Error(ErrorKind::Usage, "looking up '" + name +
+                                          "': the function has more than 64 parameters, the most a call "
+                                          "through a session passes");
       Lookup out{module * 4096 + i, {}};
       for (uint32_t k = 0; k < f.num_params; k++) {
         const dspc_param_desc& p = f.params[k];

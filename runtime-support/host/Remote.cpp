@@ -295,8 +295,7 @@ class Remote final : public Backend {
     return status;
   }
 
-  BatchResult call_batch(const std::vector<QueuedCall>& calls) override {
-    BatchResult out;
+  void call_batch(const std::vector<QueuedCall>& calls, BatchResult& out) override {
     size_t first = 0;
     while (first < calls.size()) {
       // As many calls as fit one request slot.
@@ -317,11 +316,10 @@ class Remote final : public Backend {
       if (q.done < end - first) {
         out.status = q.status;
         out.error = r.error;
-        return out;
+        return;
       }
       first = end;
     }
-    return out;
   }
 
   std::string last_error() override {

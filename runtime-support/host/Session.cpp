@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "Backend.h"
+#include "runtime-support/common/protocol.h"
 
 namespace dspc {
 
@@ -18,14 +19,12 @@ std::string DType::str() const {
 
 namespace detail {
 
-BatchResult Backend::call_batch(const std::vector<QueuedCall>& calls) {
-  BatchResult r;
+void Backend::call_batch(const std::vector<QueuedCall>& calls, BatchResult& r) {
   for (const QueuedCall& c : calls) {
     r.status = call(c.function, c.args, &r.error);
-    if (r.status != 0) return r;
+    if (r.status != 0) return;
     ++r.done;
   }
-  return r;
 }
 
 }  // namespace detail
@@ -50,13 +49,14 @@ void flush_locked(detail::Backend& b) {
   calls.swap(b.queue);
   detail::BatchResult r;
   try {
-    r = b.call_batch(calls);
-  } catch (const Error& e) {  // a deadline, a dead server: name what was being sent
+    b.call_batch(calls, r);
+  } catch (const Error& e) {  // a deadline, a dead server: name what was being sent, and what ran
     std::string names;
     for (size_t i = 0; i < calls.size() && i < 3; i++) names += (i ? ", " : "") + calls[i].name;
     if (calls.size() > 3) names += ", ...";
+    std::string ran = r.done ? "the first " + std::to_string(r.done) + " ran, then " : "";
     throw Error(e.kind(), "sending " + std::to_string(calls.size()) + " queued call" +
-                              (calls.size() == 1 ? "" : "s") + " (" + names + "): " + e.what(),
+                              (calls.size() == 1 ? "" : "s") + " (" + names + "): " + ran + e.what(),
                 e.status());
   }
   if (r.done >= calls.size()) return;
@@ -422,6 +422,12 @@ Function Module::function(const std::string& name) const {
 
 void Function::call(const std::vector<const DeviceBuffer*>& args) const {
   if (!backend_) throw Error(ErrorKind::Usage, "call of an empty Function");
+  // What a call through a session can carry (the protocol's limits), checked here for both
+  // targets, so that a queued call is refused when it is made, as an eager one is.
+  if (args.size() > DSPC_PROTO_MAX_ARGS)
+    throw Error(ErrorKind::Usage, name_ + ": " + std::to_string(args.size()) +
+                                      " arguments; a call through a session passes at most " +
+                                      std::to_string(DSPC_PROTO_MAX_ARGS));
   std::vector<detail::CallArg> a;
   for (size_t i = 0; i < args.size(); i++) {
     const DeviceBuffer* d = args[i];
@@ -431,6 +437,11 @@ void Function::call(const std::vector<const DeviceBuffer*>& args) const {
     if (d->backend_ != backend_)
       throw Error(ErrorKind::Usage,
                   name_ + ": argument " + std::to_string(i) + " belongs to another session");
+    if (d->shape().size() > DSPC_PROTO_MAX_NDIM)
+      throw Error(ErrorKind::Usage, name_ + ": argument " + std::to_string(i) + " has rank " +
+                                        std::to_string(d->shape().size()) +
+                                        "; a call through a session passes tensors of rank " +
+                                        std::to_string(DSPC_PROTO_MAX_NDIM) + " at most");
     a.push_back({d->handle_, d->host_, d->dtype(), &d->shape()});
   }
   std::string error;

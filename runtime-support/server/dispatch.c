@@ -214,7 +214,7 @@ static int32_t op_lookup(void) {
     if (!dspc_image_has_string(m, f->name) || !dspc_str_eq(f->name, name)) continue;
     if (f->num_params > DSPC_PROTO_MAX_ARGS)
       return status_with(DSPC_PROTO_BAD_HANDLE,
-                         "lookup: the function has more than 64 parameters, the most a call through a session passes");
+                         "the function has more than 64 parameters, the most a call through a session passes");
     if (f->num_params && !dspc_image_contains(m, f->params, f->num_params * sizeof(dspc_param_desc)))
       return status_with(DSPC_PROTO_BAD_HANDLE, "lookup: the function's parameter table is broken");
     dspc_proto_lookup_reply out = {h[0] * 4096 + i, f->num_params};

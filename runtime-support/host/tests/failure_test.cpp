@@ -677,6 +677,20 @@ TEST_F(Failure, LazyFailuresThatCloseTheSession) {
     EXPECT_EQ(s.queued_calls(), 0u);
   }
   {
+    // More queued calls than one request slot holds: the batch goes as two requests, and the
+    // second times out; the error says how many calls ran before it.
+    Session s(o);
+    auto m = Module::load(s, module_path(kHex, "v1"));
+    auto add = m.function("add_i32");
+    DeviceBuffer A(s, DType::i32(), {1024}), X(s, DType::i32(), {1});
+    for (int i = 0; i < 200; i++) add(A, A, A);
+    m.function("spin_forever")(X);
+    std::string msg = expect_error(ErrorKind::Timeout, "sending 201 queued calls (add_i32, add_i32, add_i32, ...): the first ",
+                                   [&] { s.sync(); });
+    EXPECT_EQ(contains(msg, " ran, then the call batch did not finish within 300 ms"), "");
+    EXPECT_EQ(msg.find("the first 0 "), std::string::npos) << msg;
+  }
+  {
     Session s(o);
     auto m = Module::load(s, module_path(kHex, "v1"));
     auto m2 = Module::load(s, module_path(kHex, "v1"));

@@ -1,5 +1,8 @@
 // Sessions that work: on hexagon-v68 (qemu-hexagon + the device server) and host (in-process),
 // the same code. Failures are in failure_test.cpp.
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -282,6 +285,76 @@ TEST_P(SessionTest, LookupOfAMissingFunctionNamesIt) {
   } catch (const dspc::Error& e) {
     EXPECT_EQ(e.kind(), dspc::ErrorKind::NotFound);
     EXPECT_NE(std::string(e.what()).find("no function 'no_such_kernel'"), std::string::npos) << e.what();
+  }
+}
+
+// A bare file name is a file in the current directory on both targets (in-process, dlopen
+// searched its library path for it).
+TEST_P(SessionTest, LoadsAModuleByABareFileName) {
+  Session s(options());
+  std::string path = module_path(GetParam(), "v1");
+  char* cwd = getcwd(nullptr, 0);
+  ASSERT_EQ(chdir(path.substr(0, path.rfind('/')).c_str()), 0);
+  try {
+    auto m = Module::load(s, "kernels_v1.so");
+    expect_add_i32_works(s, m);
+  } catch (const dspc::Error& e) {
+    ADD_FAILURE() << e.what();
+  }
+  EXPECT_EQ(chdir(cwd), 0);
+  std::free(cwd);
+}
+
+// What a call through a session carries, alike on both targets, eager or queued: at most 64
+// parameters and arguments, tensors of rank 8 at most. A queued call beyond that is refused
+// when it is made, and the calls queued before it still run.
+TEST_P(SessionTest, CallLimitsAreTheSameOnBothTargetsAndQueued) {
+  Session s(options());
+  auto m = Module::load(s, module_path(GetParam(), "v1"));
+  try {
+    m.function("many_params");
+    ADD_FAILURE() << "a function of 65 parameters was looked up";
+  } catch (const dspc::Error& e) {
+    EXPECT_EQ(int(e.kind()), int(dspc::ErrorKind::Usage));
+    EXPECT_EQ(std::string(e.what()),
+              "looking up 'many_params': the function has more than 64 parameters, the most a call through a "
+              "session passes");
+  }
+  auto empty = m.function("empty");
+  auto add = m.function("add_i32");
+  std::vector<DeviceBuffer> many;
+  for (int i = 0; i < 65; i++) many.emplace_back(s, DType::i32(), std::vector<int64_t>{1});
+  std::vector<const DeviceBuffer*> args;
+  for (auto& b : many) args.push_back(&b);
+  DeviceBuffer rank9(s, DType::i8(), {1, 1, 1, 1, 1, 1, 1, 1, 1});
+  std::vector<int32_t> one(1024, 1), out(1024);
+  DeviceBuffer A(s, DType::i32(), {1024}), C(s, DType::i32(), {1024});
+  A.copy_from_host(one);
+  for (bool lazy : {false, true}) {
+    SCOPED_TRACE(lazy ? "lazy" : "eager");
+    s.set_lazy_calls(lazy);
+    add(A, A, C);  // a valid call first: queued, in lazy mode
+    try {
+      empty.call(args);
+      ADD_FAILURE() << "65 arguments were accepted";
+    } catch (const dspc::Error& e) {
+      EXPECT_EQ(int(e.kind()), int(dspc::ErrorKind::Usage));
+      EXPECT_EQ(std::string(e.what()), "empty: 65 arguments; a call through a session passes at most 64");
+    }
+    try {
+      empty(rank9);
+      ADD_FAILURE() << "a rank-9 argument was accepted";
+    } catch (const dspc::Error& e) {
+      EXPECT_EQ(int(e.kind()), int(dspc::ErrorKind::Usage));
+      EXPECT_EQ(std::string(e.what()),
+                "empty: argument 0 has rank 9; a call through a session passes tensors of rank 8 at most");
+    }
+    EXPECT_EQ(s.queued_calls(), lazy ? 1u : 0u);
+    s.sync();
+    C.copy_to_host(out);
+    EXPECT_EQ(out[17], 2);  // the valid call ran
+    std::vector<int32_t> zero(1024, 0);
+    C.copy_from_host(zero);
   }
 }
 

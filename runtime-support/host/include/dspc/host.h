@@ -193,7 +193,8 @@ struct Param {
 class Function {
  public:
   // Calls the checked entry; throws Error(BadArgument) with the device's message for status 2,
-  // Error(Kernel) for another non-zero status.
+  // Error(Kernel) for another non-zero status. At most 64 arguments, of rank 8 at most
+  // (Error(Usage) otherwise, when the call is made, queued or not).
   void call(const std::vector<const DeviceBuffer*>& args) const;
   template <class... B>
   void operator()(const B&... args) const {
