@@ -72,6 +72,9 @@ class Backend {
   virtual void bad_reply(uint32_t mode) = 0;
 
   std::chrono::milliseconds deadline{5000};
+  // The session's sizes, for messages: its arena (SessionOptions::arena_bytes as applied), the
+  // device memory that leaves, and the VTCM pool's capacity.
+  uint64_t arena_bytes = 0, device_bytes = 0, vtcm_capacity = 0;
   std::mutex mutex;  // one request at a time
   // Copies hold it shared while they touch device memory; closing holds it exclusive to unmap
   // that memory, so a copy on one thread never reads memory another thread's failed request

@@ -56,6 +56,8 @@ class Local final : public Backend {
     if (dspc_vtcm_set_capacity(vtcm, &ctx_) != 0)
       throw Error(ErrorKind::Usage,
                   std::string("cannot open an in-process session: ") + dspc_get_last_error(&ctx_));
+    arena_bytes = device_bytes = budget_;
+    vtcm_capacity = vtcm;
     open_ = true;
   }
   ~Local() override {

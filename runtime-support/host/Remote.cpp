@@ -5,7 +5,8 @@
 //    besides a pipe on stdout/stderr (kept to report what qemu said when it dies). The fork
 //    happens on a thread that lives as long as the process, and the server gets SIGKILL when
 //    it ends: a host process that dies, even by SIGKILL, leaves no server behind.
-// 3. Wait (deadline) for the server to mark itself ready, then HELLO with the version.
+// 3. Wait (SessionOptions::start_deadline) for the server to mark itself ready, then HELLO with
+//    the version.
 // 4. A request: write it into the request slot, bump request_seq, FUTEX_WAKE; wait for
 //    reply_seq by spinning briefly, then FUTEX_WAIT in slices, checking between slices that the
 //    server lives (waitpid) and that the deadline has not passed; check every field of the reply.
@@ -400,6 +401,9 @@ class Remote final : public Backend {
     ctl_->vtcm_bytes = capacity;
     ctl_->heap_offset = DSPC_PROTO_PAGE + vtcm;
     ctl_->heap_bytes = arena_bytes_ - ctl_->heap_offset;
+    arena_bytes = arena_bytes_;
+    device_bytes = ctl_->heap_bytes;
+    vtcm_capacity = capacity;
 
     std::string qemu = options_.qemu.empty() ? default_qemu() : options_.qemu;
     std::string server = options_.server.empty() ? default_server() : options_.server;
@@ -436,16 +440,20 @@ class Remote final : public Backend {
     out_fd_ = out[0];
     fcntl(out_fd_, F_SETFL, O_NONBLOCK);
     open_ = true;
-    auto until = Clock::now() + deadline;
     while (__atomic_load_n(&ctl_->server_state, __ATOMIC_ACQUIRE) != DSPC_PROTO_SERVER_READY) {
       check_alive("start-up");
-      if (Clock::now() > until)
-        fail(ErrorKind::Timeout, "the device server did not start within the deadline");
+      if (Clock::now() > start_until_) fail(ErrorKind::Timeout, start_timeout());
       futex_wait(&ctl_->server_state, DSPC_PROTO_SERVER_STARTING, std::chrono::milliseconds(2));
     }
     uint32_t version = DSPC_PROTO_VERSION;
     Reply r = request(DSPC_OP_HELLO, &version, sizeof version);
     check(r, "open");
+    starting_ = false;
+  }
+
+  std::string start_timeout() const {
+    return "the device server did not start within " + std::to_string(options_.start_deadline.count()) +
+           " ms (SessionOptions::start_deadline)";
   }
 
   // Kills (if alive) and reaps the server, unmaps the arena, closes descriptors.
@@ -551,7 +559,7 @@ class Remote final : public Backend {
     if (__atomic_load_n(&ctl_->server_waiting, __ATOMIC_SEQ_CST))  // else it is spinning
       syscall(SYS_futex, &ctl_->request_seq, FUTEX_WAKE, 1, nullptr, nullptr, 0);
     const char* what = op ? op_name(op) : "request";
-    auto begin = Clock::now(), until = begin + deadline;
+    auto begin = Clock::now(), until = starting_ ? start_until_ : begin + deadline;
     for (uint32_t spins = 0;; spins++) {
       uint32_t now = __atomic_load_n(&ctl_->reply_seq, __ATOMIC_ACQUIRE);
       if (now == seq) break;
@@ -561,9 +569,10 @@ class Remote final : public Backend {
       check_alive(what, op, seq);
       if (__atomic_load_n(&ctl_->reply_seq, __ATOMIC_ACQUIRE) == seq) break;
       if (t > until)
-        fail(ErrorKind::Timeout, std::string("the ") + what + " did not finish within " +
-                                     std::to_string(deadline.count()) +
-                                     " ms: the device server was killed and the session closed");
+        fail(ErrorKind::Timeout, starting_ ? start_timeout()
+                                           : std::string("the ") + what + " did not finish within " +
+                                                 std::to_string(deadline.count()) +
+                                                 " ms: the device server was killed and the session closed");
       // A wake-up lost anyway costs one 5 ms slice, never a hang: each slice wakes the server
       // again if it sleeps, and re-reads reply_seq.
       if (__atomic_load_n(&ctl_->server_waiting, __ATOMIC_SEQ_CST) &&
@@ -600,6 +609,8 @@ class Remote final : public Backend {
   }
 
   SessionOptions options_;
+  bool starting_ = true;  // until HELLO's reply: waits end at start_until_, not after `deadline`
+  Clock::time_point start_until_ = Clock::now() + options_.start_deadline;
   int memfd_ = -1, out_fd_ = -1;
   pid_t pid_ = -1;
   int exit_status_ = 0;  // the server's wait status once reaped (pid_ is then -1)

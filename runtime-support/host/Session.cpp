@@ -95,6 +95,25 @@ void flush_or_defer(detail::Backend& b, const char* where) noexcept {
   }
 }
 
+// Why a buffer of n bytes cannot fit the session at all, naming the option that sizes it, or
+// "" when it could (in an empty session).
+std::string too_large_for(const detail::Backend& b, uint64_t n, Memory memory, const SessionOptions& o) {
+  if (memory == Memory::VTCM) {
+    if (n <= b.vtcm_capacity) return "";
+    return "this session's VTCM holds " + std::to_string(b.vtcm_capacity) + " bytes (" +
+           (o.vtcm_bytes ? "SessionOptions::vtcm_bytes" : "the target's capacity; SessionOptions::vtcm_bytes sets it") +
+           ")";
+  }
+  if (n <= b.device_bytes) return "";
+  std::string why = "this session's device memory is " + std::to_string(b.device_bytes) +
+                    " bytes (SessionOptions::arena_bytes = " + std::to_string(o.arena_bytes);
+  if (b.arena_bytes > b.device_bytes) why += ", less the control page and VTCM";
+  uint64_t page = 65536, need = (n + page - 1) / page * page + (b.arena_bytes - b.device_bytes);
+  if (n > detail::kMaxArenaBytes || need > detail::kMaxArenaBytes)
+    return why + "): " + std::to_string(n) + " bytes do not fit even the largest arena (2.75 GiB)";
+  return why + "): " + std::to_string(n) + " bytes need arena_bytes of at least " + std::to_string(need);
+}
+
 // Every use of a closed session is refused here, alike on both targets: "<what>: the session is
 // closed". Calls still queued then never run: the refusal says so, once. Call with b.mutex held.
 void need_open(detail::Backend& b, const std::string& what) {
@@ -122,6 +141,8 @@ void sync_point(detail::Backend& b, const std::string& what) {
 Session::Session(SessionOptions options) : options_(std::move(options)) {
   // The checks both targets share; Remote adds the arena's room for VTCM.
   if (options_.deadline.count() < 0) throw Error(ErrorKind::Usage, "a session's deadline cannot be negative");
+  if (options_.start_deadline.count() < 0)
+    throw Error(ErrorKind::Usage, "a session's start_deadline cannot be negative");
   if (options_.vtcm_bytes >= (uint64_t(1) << 32))
     throw Error(ErrorKind::Usage, "cannot open a session: vtcm_bytes must be below 4 GiB");
   if (options_.arena_bytes == 0 || options_.arena_bytes > detail::kMaxArenaBytes)
@@ -253,7 +274,14 @@ DeviceBuffer::DeviceBuffer(Session& session, DType dtype, std::vector<int64_t> s
   auto& b = need(backend_);
   std::lock_guard<std::mutex> lock(b.mutex);
   need_open(b, "allocating a buffer");
-  detail::Allocation a = b.alloc(n, memory);
+  detail::Allocation a;
+  try {
+    a = b.alloc(n, memory);
+  } catch (const Error& e) {  // a buffer larger than the session: say which option sizes it
+    std::string why = e.kind() == ErrorKind::NoMemory ? too_large_for(b, n, memory, session.options()) : "";
+    if (why.empty()) throw;
+    throw Error(e.kind(), std::string(e.what()) + "; " + why, e.status());
+  }
   handle_ = a.handle;
   host_ = a.host;
 }

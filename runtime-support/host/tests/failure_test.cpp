@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <sys/wait.h>
 
@@ -770,6 +771,69 @@ TEST_F(Failure, SessionOptionsAreCheckedAlikeOnBothTargets) {
   dspc::SessionOptions small;
   small.arena_bytes = 1 << 20;  // less than hexagon-v68's 4 MiB of VTCM
   expect_error(ErrorKind::Usage, "must leave room for the control page, VTCM", [&] { Session bad(small); });
+}
+
+// The start-up has its own deadline: a deadline of 0 times out every request, but not the
+// start-up (which once counted against it: under load, opens failed); a server that never
+// starts times out after start_deadline, named.
+TEST_F(Failure, StartUpHasItsOwnDeadline) {
+  dspc::SessionOptions o;
+  o.deadline = std::chrono::milliseconds(0);
+  Session s(o);
+  EXPECT_TRUE(s.is_open());
+  expect_error(ErrorKind::Timeout, "the allocation did not finish within 0 ms",
+               [&] { DeviceBuffer b(s, DType::u8(), {4}); });
+  expect_closed(s);
+
+  std::string dir = testing::TempDir(), fifo = dir + "/dspc-never-ready.fifo", qemu = dir + "/dspc-never-ready-qemu";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  {
+    std::ofstream script(qemu);
+    script << "#!/bin/sh\nread x < " << fifo << "\n";  // blocks: nobody opens the FIFO for writing
+  }
+  ASSERT_EQ(chmod(qemu.c_str(), 0700), 0);
+  dspc::SessionOptions slow;
+  slow.qemu = qemu;
+  slow.start_deadline = std::chrono::milliseconds(500);
+  auto t0 = Clock::now();
+  expect_error(ErrorKind::Timeout, "the device server did not start within 500 ms (SessionOptions::start_deadline)",
+               [&] { Session never(slow); });
+  EXPECT_GE(seconds_since(t0), 0.45);
+  std::remove(fifo.c_str());
+  std::remove(qemu.c_str());
+  dspc::SessionOptions negative;
+  negative.start_deadline = std::chrono::milliseconds(-1);
+  expect_error(ErrorKind::Usage, "a session's start_deadline cannot be negative", [&] { Session bad(negative); });
+}
+
+// A buffer larger than the whole session is refused with the option that sizes it and the size
+// it would take, on both targets.
+TEST_F(Failure, BufferLargerThanTheSessionNamesTheOption) {
+  for (std::string target : {std::string(kHex), std::string("host")}) {
+    SCOPED_TRACE(target);
+    dspc::SessionOptions o;
+    o.target = target;
+    o.arena_bytes = 64 << 20;
+    o.vtcm_bytes = 128 << 10;
+    Session s(o);
+    std::string msg = expect_error(ErrorKind::NoMemory, "device memory allocation of 1073741824 bytes failed",
+                                   [&] { DeviceBuffer b(s, DType::u8(), {1 << 30}); });
+    EXPECT_EQ(contains(msg, "bytes (SessionOptions::arena_bytes = 67108864"), "");
+    uint64_t overhead = target == "host" ? 0 : (64 << 10) + (128 << 10);
+    EXPECT_EQ(contains(msg, "1073741824 bytes need arena_bytes of at least " + std::to_string((1ull << 30) + overhead)),
+              "");
+    msg = expect_error(ErrorKind::NoMemory, "do not fit even the largest arena (2.75 GiB)",
+                       [&] { DeviceBuffer b(s, DType::u8(), {int64_t(3) << 30}); });
+    msg = expect_error(ErrorKind::NoMemory, "this session's VTCM holds 131072 bytes (SessionOptions::vtcm_bytes)",
+                       [&] { DeviceBuffer b(s, DType::u8(), {1 << 20}, dspc::Memory::VTCM); });
+    // A buffer that fits an empty session but not what is left: the device's message alone.
+    DeviceBuffer most(s, DType::u8(), {40 << 20});
+    msg = expect_error(ErrorKind::NoMemory, "device memory allocation of 31457280 bytes failed",
+                       [&] { DeviceBuffer b(s, DType::u8(), {30 << 20}); });
+    EXPECT_EQ(msg.find("SessionOptions"), std::string::npos) << msg;
+    DeviceBuffer fits(s, DType::u8(), {16 << 20});
+  }
 }
 
 // After a failed allocation or load, last_error() says why on both targets, and a module given

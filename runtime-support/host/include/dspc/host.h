@@ -12,10 +12,11 @@
 // (libdspc_host.so exports them). In-process calls have no deadline and no crash isolation.
 //
 // Errors are dspc::Error exceptions carrying the device's message; nothing aborts. Every wait
-// on the device has a deadline (SessionOptions::deadline, 5 s by default): a kernel that runs
-// over it, a server that dies or a malformed reply closes the session (the server is killed
-// and reaped); buffers and modules of a closed session may still be destroyed safely, and a
-// new Session can be opened at once.
+// on the device has a deadline (SessionOptions::deadline, 5 s by default, for each request;
+// SessionOptions::start_deadline, 30 s, for the start-up): a kernel that runs over it, a
+// server that dies or a malformed reply closes the session (the server is killed and reaped);
+// buffers and modules of a closed session may still be destroyed safely, and a new Session
+// can be opened at once.
 #pragma once
 
 #include <chrono>
@@ -75,7 +76,10 @@ enum class Memory { Global, VTCM };
 
 struct SessionOptions {
   std::string target = "hexagon-v68";        // a Hexagon target of targets/Targets.def, or "host"
-  std::chrono::milliseconds deadline{5000};  // per request, a call included
+  std::chrono::milliseconds deadline{5000};  // per request once the session is open, a call included
+  // The device server's start-up: qemu-hexagon's, the server's and the first request's (HELLO).
+  // Separate from `deadline`, so that a slow start on a loaded machine fails no session.
+  std::chrono::milliseconds start_deadline{30000};
   uint64_t arena_bytes = 256ull << 20;       // device memory + VTCM + the control page; at most 2.75 GiB
   uint64_t vtcm_bytes = 0;                   // 0: the target's VTCM capacity
   std::string server;                        // "" : the dspc_server beside this library (installed:
