@@ -1,10 +1,12 @@
 // The Remote backend: qemu-hexagon running the device server, over a shared arena (memfd).
 //
 // 1. Create the arena (memfd, MAP_SHARED here and in the server), write its control block.
-// 2. fork/exec qemu-hexagon with the server; the memfd is its only inherited descriptor
-//    besides a pipe on stdout/stderr (kept to report what qemu said when it dies). The fork
-//    happens on a thread that lives as long as the process, and the server gets SIGKILL when
-//    it ends: a host process that dies, even by SIGKILL, leaves no server behind.
+// 2. fork/exec qemu-hexagon with the server (Sandbox.h): the memfd (as descriptor 3) is its only
+//    inherited descriptor besides a pipe on stdout/stderr, which the host reads whenever it
+//    waits (keeping the tail to report what qemu said when it dies), and its environment is
+//    SessionOptions::qemu_env alone. The fork happens on a thread that lives as long as the
+//    process, and the server gets SIGKILL when it ends: a host process that dies, even by
+//    SIGKILL, leaves no server behind.
 // 3. Wait (SessionOptions::start_deadline) for the server to mark itself ready, then HELLO with
 //    the version.
 // 4. A request: write it into the request slot, bump request_seq, FUTEX_WAKE; wait for
@@ -38,6 +40,7 @@
 
 #include "Backend.h"
 #include "Replies.h"
+#include "Sandbox.h"
 #include "runtime-support/common/protocol.h"
 
 namespace {
@@ -386,10 +389,13 @@ class Remote final : public Backend {
       throw Error(ErrorKind::Usage, "arena_bytes (" + std::to_string(options_.arena_bytes) +
                                         ") must leave room for the control page, VTCM (" +
                                         std::to_string(vtcm) + " bytes) and device memory");
-    memfd_ = memfd_create("dspc-arena", MFD_CLOEXEC);
+    memfd_ = memfd_create("dspc-arena", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (memfd_ < 0) throw Error(ErrorKind::System, system_error("memfd_create"));
     if (ftruncate(memfd_, off_t(arena_bytes_)) != 0)
       throw Error(ErrorKind::System, system_error("ftruncate"));
+    // Its size is final: a server that shrank it would make the host's next copy a SIGBUS.
+    if (fcntl(memfd_, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+      throw Error(ErrorKind::System, system_error("sealing the arena"));
     void* p = mmap(nullptr, arena_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, memfd_, 0);
     if (p == MAP_FAILED) throw Error(ErrorKind::System, system_error("mmap of the arena"));
     arena_ = static_cast<char*>(p);
@@ -410,35 +416,16 @@ class Remote final : public Backend {
     if (access(server.c_str(), R_OK) != 0)
       throw Error(ErrorKind::Usage, system_error("device server '" + server + "'"));
     if (access(qemu.c_str(), X_OK) != 0) throw Error(ErrorKind::Usage, system_error("qemu '" + qemu + "'"));
-    std::vector<std::string> argv_s = {qemu,
-                                       "-cpu",
-                                       DSPC_HOST_QEMU_CPU,
-                                       server,
-                                       "--arena-fd=" + std::to_string(memfd_),
-                                       "--arena-bytes=" + std::to_string(arena_bytes_),
-                                       "--spin=" + std::to_string(options_.server_spin)};
-    std::vector<char*> argv;
-    for (auto& s : argv_s) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    int out[2];
-    if (pipe2(out, O_CLOEXEC) != 0) throw Error(ErrorKind::System, system_error("pipe"));
-    int memfd = memfd_;
-    pid_ = fork_on_keeper_thread([&] {  // the child: only async-signal-safe calls
-      int null = open("/dev/null", O_RDONLY);
-      if (null >= 0) dup2(null, 0);
-      dup2(out[1], 1);
-      dup2(out[1], 2);
-      fcntl(memfd, F_SETFD, 0);
-      execv(argv[0], argv.data());
-      _exit(127);
-    });
-    close(out[1]);
-    if (pid_ < 0) {
-      close(out[0]);
-      throw Error(ErrorKind::System, system_error("fork"));
-    }
-    out_fd_ = out[0];
-    fcntl(out_fd_, F_SETFL, O_NONBLOCK);
+    ServerLaunch launch(qemu,
+                        {"-cpu", DSPC_HOST_QEMU_CPU, server, "--arena-fd=" + std::to_string(kServerArenaFd),
+                         "--arena-bytes=" + std::to_string(arena_bytes_),
+                         "--spin=" + std::to_string(options_.server_spin)},
+                        options_.qemu_env);
+    launch.arena_fd = memfd_;
+    pid_ = fork_on_keeper_thread([&] { launch.exec_in_child(); });
+    launch.forked();
+    if (pid_ < 0) throw Error(ErrorKind::System, system_error("fork"));
+    std::swap(out_fd_, launch.out_read);
     open_ = true;
     while (__atomic_load_n(&ctl_->server_state, __ATOMIC_ACQUIRE) != DSPC_PROTO_SERVER_READY) {
       check_alive("start-up");
@@ -476,16 +463,27 @@ class Remote final : public Backend {
     out_fd_ = -1;
   }
 
-  std::string drain_output() {
-    char buf[4096];
-    for (;;) {
-      ssize_t n = out_fd_ >= 0 ? read(out_fd_, buf, sizeof buf) : -1;
-      if (n <= 0) break;
-      output_.append(buf, size_t(n));
-      if (output_.size() > 8192) output_.erase(0, output_.size() - 8192);
+  // Reads what the server wrote so far (its stdout and stderr), keeping the last 8 KiB for
+  // error messages; whether there was any. Called wherever the host waits for the server, so
+  // that no volume of output fills the pipe and stalls it.
+  bool read_output() {
+    char buf[65536];
+    bool any = false;
+    for (ssize_t n; out_fd_ >= 0 && (n = read(out_fd_, buf, sizeof buf)) > 0;) {
+      any = true;
+      if (size_t(n) >= kOutputKept) output_.clear();
+      output_.append(buf + (size_t(n) > kOutputKept ? size_t(n) - kOutputKept : 0),
+                     std::min(size_t(n), kOutputKept));
+      if (output_.size() > kOutputKept) output_.erase(0, output_.size() - kOutputKept);
     }
-    while (!output_.empty() && (output_.back() == '\n' || output_.back() == '\r')) output_.pop_back();
-    return output_;
+    return any;
+  }
+
+  std::string output_tail() {
+    read_output();
+    std::string out = output_;
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    return out;
   }
 
   // The wait status of a server this process could not reap: SIGCHLD ignored, or another
@@ -513,7 +511,7 @@ class Remote final : public Backend {
   }
 
   [[noreturn]] void fail(ErrorKind kind, const std::string& message) {
-    std::string out = drain_output();
+    std::string out = output_tail();
     teardown();
     throw Error(kind, message + (out.empty() ? "" : "; the server said: " + out));
   }
@@ -522,6 +520,7 @@ class Remote final : public Backend {
   // `seq`) and had replied: it exits right after, and the host may see the exit before it
   // re-reads reply_seq.
   void check_alive(const char* during, uint16_t op = 0, uint32_t seq = 0) {
+    read_output();
     int status = exit_status_;
     if (pid_ > 0) {
       if (!reap(status)) return;
@@ -578,6 +577,7 @@ class Remote final : public Backend {
       if (__atomic_load_n(&ctl_->server_waiting, __ATOMIC_SEQ_CST) &&
           __atomic_load_n(&ctl_->reply_seq, __ATOMIC_SEQ_CST) != seq)
         syscall(SYS_futex, &ctl_->request_seq, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+      if (read_output()) continue;  // the server is writing: read on rather than sleep
       __atomic_exchange_n(&ctl_->host_waiting, 1u, __ATOMIC_SEQ_CST);
       now = __atomic_load_n(&ctl_->reply_seq, __ATOMIC_SEQ_CST);
       if (now != seq)
@@ -620,7 +620,8 @@ class Remote final : public Backend {
   dspc_proto_control* ctl_ = nullptr;
   uint32_t seq_ = 0;
   std::atomic<bool> open_{false};  // read by copies on other threads
-  std::string output_;
+  std::string output_;  // the last kOutputKept bytes the server wrote
+  static constexpr size_t kOutputKept = 8192;
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Helpers of the session tests: module paths, and the leak checks (descriptors, children).
+// Helpers of the session tests: module paths, the leak checks (descriptors, children), and
+// the checks of failures (the error, its kind and time; the session closed).
 #pragma once
 
 #include <dirent.h>
@@ -61,4 +62,48 @@ inline void expect_new_session_works(const std::string& target) {
   o.target = target;
   dspc::Session s(o);
   expect_add_i32_works(s, dspc::Module::load(s, module_path(target, "v1")));
+}
+
+const std::string kHex = "hexagon-v68";
+
+inline std::string contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos ? "" : "'" + haystack + "' lacks '" + needle + "'";
+}
+
+// Runs body, which must throw dspc::Error of the kind, with a message containing text, within
+// 5 s; returns the message.
+template <class F>
+std::string expect_error(dspc::ErrorKind kind, const std::string& text, F body) {
+  auto t0 = Clock::now();
+  try {
+    body();
+  } catch (const dspc::Error& e) {
+    EXPECT_EQ(int(e.kind()), int(kind)) << e.what();
+    EXPECT_EQ(contains(e.what(), text), "");
+    EXPECT_LT(seconds_since(t0), 5.0);
+    return e.what();
+  }
+  ADD_FAILURE() << "no error (expected one containing '" << text << "')";
+  return "";
+}
+
+// Tests of failures: none leaves a descriptor or a child behind, and a new session works after.
+class FailureTest : public ::testing::Test {
+ protected:
+  void SetUp() override { fds_ = open_fds(); }
+  void TearDown() override {
+    EXPECT_TRUE(no_children()) << "a server was left running or unreaped";
+    EXPECT_EQ(open_fds(), fds_) << "descriptors leaked";
+    expect_new_session_works(kHex);
+  }
+  int fds_ = 0;
+};
+
+// The session died with the server: closed, reaped, further use reported.
+inline void expect_closed(dspc::Session& s) {
+  EXPECT_FALSE(s.is_open());
+  EXPECT_EQ(s.server_pid(), -1);
+  EXPECT_TRUE(no_children());
+  expect_error(dspc::ErrorKind::Closed, "the session is closed",
+               [&] { dspc::DeviceBuffer b(s, dspc::DType::u8(), {4}); });
 }

@@ -60,47 +60,7 @@ using dspc::ErrorKind;
 using dspc::Module;
 using dspc::Session;
 
-const std::string kHex = "hexagon-v68";
-
-std::string contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos ? "" : "'" + haystack + "' lacks '" + needle + "'";
-}
-
-// Runs body, which must throw dspc::Error of the kind, with a message containing text, within
-// 5 s; returns the message.
-template <class F>
-std::string expect_error(ErrorKind kind, const std::string& text, F body) {
-  auto t0 = Clock::now();
-  try {
-    body();
-  } catch (const dspc::Error& e) {
-    EXPECT_EQ(int(e.kind()), int(kind)) << e.what();
-    EXPECT_EQ(contains(e.what(), text), "");
-    EXPECT_LT(seconds_since(t0), 5.0);
-    return e.what();
-  }
-  ADD_FAILURE() << "no error (expected one containing '" << text << "')";
-  return "";
-}
-
-class Failure : public ::testing::Test {
- protected:
-  void SetUp() override { fds_ = open_fds(); }
-  void TearDown() override {
-    EXPECT_TRUE(no_children()) << "a server was left running or unreaped";
-    EXPECT_EQ(open_fds(), fds_) << "descriptors leaked";
-    expect_new_session_works(kHex);
-  }
-  int fds_ = 0;
-};
-
-// The session died with the server: closed, reaped, further use reported.
-void expect_closed(Session& s) {
-  EXPECT_FALSE(s.is_open());
-  EXPECT_EQ(s.server_pid(), -1);
-  EXPECT_TRUE(no_children());
-  expect_error(ErrorKind::Closed, "the session is closed", [&] { DeviceBuffer b(s, DType::u8(), {4}); });
-}
+using Failure = FailureTest;
 
 TEST_F(Failure, KernelWithABadAddressKillsOnlyTheServer) {
   Session s;

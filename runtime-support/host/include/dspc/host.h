@@ -85,6 +85,11 @@ struct SessionOptions {
   std::string server;                        // "" : the dspc_server beside this library (installed:
                                              //      <libdir>/dspc/device-server/dspc_server)
   std::string qemu;                          // "" : the qemu-hexagon CMake found, else the PATH's
+  // The environment of qemu-hexagon and the device server, which get nothing of the host's:
+  // NAME=VALUE entries pass something on purpose, e.g. QEMU_STRACE=1 (qemu's trace goes to the
+  // server's output, whose tail errors quote). The sandbox refuses debugging that needs a
+  // socket or a file (QEMU_GDB, a QEMU_LOG file): docs/security.md.
+  std::vector<std::string> qemu_env;
   // Waiting: the host spins this long on the reply before it sleeps on the futex, and the server
   // polls the request word this many times before it does. On idle cores the spin keeps an
   // empty call at 3.9 us (16.7 us sleeping at once); with more runnable threads than cores each
