@@ -26,6 +26,7 @@ packages=(ca-certificates g++ cmake ninja-build python3 git
           libclang-19-dev     # Clang's headers: dspc compiles C/C++ sources with libclang-cpp in-process
           llvm-19-tools       # FileCheck, not and lit.py: the golden tests (llvm-19-dev pulls it in too)
           qemu-user nlohmann-json3-dev libgtest-dev
+          libseccomp-dev      # the device server's system-call filter (runtime-support/host/Sandbox.cpp)
           libbenchmark-dev    # Google Benchmark: bench/'s compile-time benchmark
           file dpkg-dev       # cpack -G DEB: finds the binaries and their library dependencies
           libhalide14-0-dev   # Halide 14: bench/'s peer only, never linked into dspc

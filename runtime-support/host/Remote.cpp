@@ -427,6 +427,20 @@ class Remote final : public Backend {
     if (pid_ < 0) throw Error(ErrorKind::System, system_error("fork"));
     std::swap(out_fd_, launch.out_read);
     open_ = true;
+    // The child's seccomp listener, then its execve of qemu: the one call the host lets through.
+    while ((listener_ = receive_listener(launch.listener_socket, 2)) < 0) {
+      check_alive("start-up");
+      if (Clock::now() > start_until_) fail(ErrorKind::Timeout, start_timeout());
+    }
+    for (SandboxNotification n;;) {
+      if (next_notification(listener_, 2, n)) {
+        if (!is_exec(n) || n.pid != uint32_t(pid_)) violation(n);
+        if (!continue_call(listener_, n)) fail(ErrorKind::System, system_error("starting the device server"));
+        break;
+      }
+      check_alive("start-up");
+      if (Clock::now() > start_until_) fail(ErrorKind::Timeout, start_timeout());
+    }
     while (__atomic_load_n(&ctl_->server_state, __ATOMIC_ACQUIRE) != DSPC_PROTO_SERVER_READY) {
       check_alive("start-up");
       if (Clock::now() > start_until_) fail(ErrorKind::Timeout, start_timeout());
@@ -461,6 +475,8 @@ class Remote final : public Backend {
     memfd_ = -1;
     if (out_fd_ >= 0) close(out_fd_);
     out_fd_ = -1;
+    if (listener_ >= 0) close(listener_);
+    listener_ = -1;
   }
 
   // Reads what the server wrote so far (its stdout and stderr), keeping the last 8 KiB for
@@ -511,6 +527,9 @@ class Remote final : public Backend {
   }
 
   [[noreturn]] void fail(ErrorKind kind, const std::string& message) {
+    // A server stopped by its sandbox looks dead or late from here: say what stopped it.
+    SandboxNotification n;
+    if (kind != ErrorKind::SandboxViolation && next_notification(listener_, 0, n)) violation(n);
     std::string out = output_tail();
     teardown();
     throw Error(kind, message + (out.empty() ? "" : "; the server said: " + out));
@@ -519,7 +538,15 @@ class Remote final : public Backend {
   // Reaps the server if it has exited and fails, unless it was answering a shutdown (request
   // `seq`) and had replied: it exits right after, and the host may see the exit before it
   // re-reads reply_seq.
+  // A system call the sandbox stopped ends the session, naming it.
+  [[noreturn]] void violation(const SandboxNotification& n) {
+    fail(ErrorKind::SandboxViolation, "the device server attempted " + n.describe() +
+                                          ", which its sandbox forbids: it was killed and the session closed");
+  }
+
   void check_alive(const char* during, uint16_t op = 0, uint32_t seq = 0) {
+    SandboxNotification n;
+    if (next_notification(listener_, 0, n)) violation(n);
     read_output();
     int status = exit_status_;
     if (pid_ > 0) {
@@ -612,6 +639,7 @@ class Remote final : public Backend {
   bool starting_ = true;  // until HELLO's reply: waits end at start_until_, not after `deadline`
   Clock::time_point start_until_ = Clock::now() + options_.start_deadline;
   int memfd_ = -1, out_fd_ = -1;
+  int listener_ = -1;  // the seccomp listener of the server's sandbox
   pid_t pid_ = -1;
   int exit_status_ = 0;  // the server's wait status once reaped (pid_ is then -1)
   pid_t owner_ = getpid();  // the process that started the server

@@ -3,7 +3,9 @@
 // tests/sandbox_kernels.c, a Hexagon module; each one leaves the host untouched, and a new
 // session works after it (FailureTest's teardown).
 #include <dirent.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -112,6 +114,135 @@ TEST_F(Sandbox, TenMebibytesOfOutputInACall) {
   m.function("write_stdout")(C, T);
   EXPECT_LT(seconds_since(t0), 4.0);
   expect_add_i32_works(s, Module::load(s, module_path(kHex, "v1")));
+}
+
+// The attacks: each function of the module, called in a fresh session.
+class Attack {
+ public:
+  Attack() : m_(Module::load(s, attacks())) {}
+  // Calls `name` with the buffers; the error it ends with (kind and message checked).
+  template <class... B>
+  std::string stopped(const std::string& name, const std::string& text, const B&... args) {
+    return expect_error(ErrorKind::SandboxViolation, text, [&] { m_.function(name)(args...); });
+  }
+  template <class... B>
+  void call(const std::string& name, const B&... args) {
+    m_.function(name)(args...);
+  }
+  Session s;
+
+ private:
+  Module m_;
+};
+
+// A u8[256] buffer holding a NUL-terminated path.
+DeviceBuffer path_buffer(Session& s, const std::string& path) {
+  DeviceBuffer b(s, DType::u8(), {256});
+  std::vector<char> bytes(256, 0);
+  std::memcpy(bytes.data(), path.data(), std::min<size_t>(path.size(), 255));
+  b.copy_from_host(bytes.data(), 256);
+  return b;
+}
+
+// What each attack found in the host: these stay as they are.
+volatile uint64_t host_secret = 0x5ec2e7c0ffee5eedull;
+volatile int host_signals = 0;
+
+TEST_F(Sandbox, WritingAFileIsStopped) {
+  std::string path = testing::TempDir() + "/dspc-sandbox-written-by-a-module";
+  std::remove(path.c_str());
+  Attack a;
+  DeviceBuffer P = path_buffer(a.s, path), R(a.s, DType::i32(), {1});
+  a.stopped("write_file", "the device server attempted openat(", P, R);
+  expect_closed(a.s);
+  EXPECT_NE(access(path.c_str(), F_OK), 0) << "the module created " << path;
+}
+
+// /proc/<host>/mem: opening it to write is a violation; opening it read-only passes the
+// system-call filter, and Landlock refuses it (EACCES), even to root.
+TEST_F(Sandbox, HostMemoryIsOutOfReach) {
+  std::string mem = "/proc/" + std::to_string(getpid()) + "/mem";
+  uint64_t where = uint64_t(uintptr_t(&host_secret)), before = host_secret;
+  {
+    Attack a;
+    DeviceBuffer P = path_buffer(a.s, mem), A(a.s, DType::u64(), {1}), R(a.s, DType::i32(), {1});
+    A.copy_from_host(&where, 8);
+    a.stopped("proc_mem_write", "the device server attempted openat(", P, A, R);
+    expect_closed(a.s);
+  }
+  EXPECT_EQ(host_secret, before);
+  if (syscall(SYS_landlock_create_ruleset, nullptr, 0, 1u) < 1) GTEST_SKIP() << "no Landlock in this kernel: the host's memory can be read";
+  Attack a;
+  DeviceBuffer P = path_buffer(a.s, mem), A(a.s, DType::u64(), {1}), R(a.s, DType::i64(), {2});
+  A.copy_from_host(&where, 8);
+  a.call("proc_mem_read", P, A, R);
+  int64_t r[2];
+  R.copy_to_host(r, sizeof r);
+  EXPECT_EQ(r[0], -13) << "opening " << mem << " read-only did not fail with EACCES";  // EACCES
+  EXPECT_NE(uint64_t(r[1]), before) << "the module read the host's memory";
+  expect_add_i32_works(a.s, Module::load(a.s, module_path(kHex, "v1")));
+}
+
+TEST_F(Sandbox, ForkingAProcessIsStopped) {
+  Attack a;
+  DeviceBuffer R(a.s, DType::i32(), {1});
+  a.stopped("fork_child", "the device server attempted clone(", R);  // qemu forks with clone
+  expect_closed(a.s);
+}
+
+TEST_F(Sandbox, OpeningASocketIsStopped) {
+  Attack a;
+  DeviceBuffer R(a.s, DType::i32(), {1});
+  a.stopped("open_socket", "the device server attempted socket(0x2, 0x1, 0x0, ...)", R);
+  expect_closed(a.s);
+}
+
+TEST_F(Sandbox, RunningAProgramIsStopped) {
+  Attack a;
+  DeviceBuffer P = path_buffer(a.s, "/bin/sh"), R(a.s, DType::i32(), {1});
+  a.stopped("run_program", "the device server attempted execve(", P, R);
+  expect_closed(a.s);
+}
+
+// qemu-hexagon does not implement ptrace for its guest (ENOSYS), and the host's ptrace is a
+// violation if it ever does: either way nothing attaches to the host.
+TEST_F(Sandbox, PtraceOfTheHostFails) {
+  Attack a;
+  DeviceBuffer X(a.s, DType::i32(), {1}), R(a.s, DType::i32(), {1});
+  int32_t host = getpid(), r = 0;
+  X.copy_from_host(&host, 4);
+  try {
+    a.call("ptrace_host", X, R);
+    R.copy_to_host(&r, 4);
+    EXPECT_EQ(r, -38) << "ptrace returned " << r;  // ENOSYS
+  } catch (const dspc::Error& e) {
+    EXPECT_EQ(int(e.kind()), int(ErrorKind::SandboxViolation)) << e.what();
+    EXPECT_EQ(contains(e.what(), "the device server attempted ptrace("), "");
+  }
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("TracerPid:", 0) == 0) {
+      EXPECT_EQ(line, "TracerPid:\t0");
+    }
+  }
+}
+
+TEST_F(Sandbox, SignallingTheHostIsStopped) {
+  struct sigaction count {}, old {};
+  count.sa_handler = [](int) { host_signals = host_signals + 1; };
+  sigaction(SIGUSR1, &count, &old);
+  {
+    Attack a;
+    DeviceBuffer X(a.s, DType::i32(), {1}), R(a.s, DType::i32(), {1});
+    int32_t host = getpid();
+    X.copy_from_host(&host, 4);
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "0x%x, 0xa,", unsigned(host));
+    a.stopped("signal_host", std::string("the device server attempted kill(") + hex, X, R);
+    expect_closed(a.s);
+  }
+  sigaction(SIGUSR1, &old, nullptr);
+  EXPECT_EQ(host_signals, 0);
 }
 
 }  // namespace

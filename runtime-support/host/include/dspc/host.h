@@ -40,6 +40,9 @@ enum class ErrorKind {
   Timeout,      // the deadline passed; the session was closed
   ServerDied,   // the device server exited or was killed; the session was closed
   System,       // a host system call failed
+  // The device server did what its sandbox forbids (a system call, outside its process), or
+  // kept running after its call returned; it was killed and the session closed.
+  SandboxViolation,
 };
 
 class Error : public std::runtime_error {
