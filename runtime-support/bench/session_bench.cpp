@@ -12,6 +12,8 @@
 //    `empty(A: u8[1]) -> (B: u8[1])` through the generated checked entry.
 // 2. Copy throughput: copy_from_host + copy_to_host of 1 MiB and 64 MiB device buffers,
 //    against host memcpy of the same bytes there and back (ratio: session time / memcpy time).
+// 3. A call followed by a 4-byte copy out, which first waits for the device to stop, against
+//    the call alone and the copy alone.
 // Wall time of host-visible operations; each figure is the best of 5 runs of N iterations.
 #include <sched.h>
 #include <sys/wait.h>
@@ -125,6 +127,15 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 100; i++) empty();
     double call = time_per(n, [&] { empty(); });
     double request = time_per(n, [&] { session.last_error(); });
+    // A copy after a call first waits for the device to stop (quiescence: docs/security.md);
+    // back-to-back calls and back-to-back copies do not.
+    dspc::DeviceBuffer word(session, dspc::DType::u8(), {4});
+    uint8_t bytes[4];
+    double call_copy = time_per(n, [&] {
+      empty();
+      word.copy_to_host(bytes, 4);
+    });
+    double copy_only = time_per(n, [&] { word.copy_to_host(bytes, 4); });
     std::printf("pipe ping-pong: %.2f us on one core, %.2f us across two\n", pipe_same * 1e6,
                 pipe_cross * 1e6);
     std::printf(
@@ -133,6 +144,8 @@ int main(int argc, char** argv) {
         call * 1e6, spin_us, server_spin, call_spin * 1e6, pipe * 1e6, call / pipe, call_spin / pipe);
     std::printf("a request that calls nothing (LAST_ERROR): %.2f us, ratio %.3f\n", request * 1e6,
                 request / pipe);
+    std::printf("a call, then a 4-byte copy out: %.2f us (the call alone %.2f us, the copy alone %.2f us)\n",
+                call_copy * 1e6, call * 1e6, copy_only * 1e6);
     if (files.size() == 3) {
       auto dspc_module = dspc::Module::load(session, files[2]);
       auto f = dspc_module.function("empty");

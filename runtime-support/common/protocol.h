@@ -56,7 +56,11 @@ typedef struct {
    * waits on; the other publishes its word with a full fence, then reads the flag. */
   volatile uint32_t server_waiting;
   volatile uint32_t host_waiting;
-  uint32_t reserved[3];
+  /* 1: the host is about to touch device memory; the server stops spinning and waits in
+   * FUTEX_WAIT on request_seq at once (the host checks that from outside: see host/Remote.cpp).
+   * The host clears it before it posts the next request. */
+  volatile uint32_t park_request;
+  uint32_t reserved[2];
 } dspc_proto_control;
 
 enum { DSPC_PROTO_SERVER_STARTING = 0, DSPC_PROTO_SERVER_READY = 1, DSPC_PROTO_SERVER_EXITED = 2 };

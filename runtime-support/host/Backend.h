@@ -5,7 +5,6 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 
 #include "dspc/host.h"
 
@@ -66,6 +65,9 @@ class Backend {
   // each; Remote sends them as one CALL_BATCH request (or as few as fit the request slot).
   virtual void call_batch(const std::vector<QueuedCall>& calls, BatchResult& out);
   virtual std::string last_error() = 0;
+  // Before the host reads or writes device memory (with `mutex` held): returns once no device
+  // code can run until the next request, or ends the session (Remote: SandboxViolation).
+  virtual void quiesce() {}
   virtual void shutdown() = 0;
   virtual int pid() const { return -1; }
   virtual Session::RawReply raw(const std::vector<uint8_t>& bytes) = 0;
@@ -75,11 +77,9 @@ class Backend {
   // The session's sizes, for messages: its arena (SessionOptions::arena_bytes as applied), the
   // device memory that leaves, and the VTCM pool's capacity.
   uint64_t arena_bytes = 0, device_bytes = 0, vtcm_capacity = 0;
-  std::mutex mutex;  // one request at a time
-  // Copies hold it shared while they touch device memory; closing holds it exclusive to unmap
-  // that memory, so a copy on one thread never reads memory another thread's failed request
-  // (or close) has just unmapped. Never held while waiting for `mutex`.
-  std::shared_mutex memory_lock;
+  // One request at a time, and no request while a copy touches device memory (so a copy on one
+  // thread never reads memory another thread's failed request, or close, has just unmapped).
+  std::mutex mutex;
   // Requests sent to the device server and answered (Session::round_trips); in-process: none.
   std::atomic<uint64_t> round_trips{0};
   // The lazy call queue (guarded by `mutex`), and an error a flush from a destructor could not

@@ -194,7 +194,6 @@ class Local final : public Backend {
 
   void shutdown() override {
     if (!open_) return;
-    std::unique_lock<std::shared_mutex> memory(memory_lock);  // no copy is inside a buffer
     open_ = false;
     for (void* p : vtcm_) HexagonBackendFreeVTCM(p, &ctx_);
     vtcm_.clear();

@@ -21,11 +21,14 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -34,6 +37,7 @@
 #include <sys/prctl.h>
 
 #include <condition_variable>
+#include <fstream>
 #include <functional>
 #include <mutex>
 #include <new>
@@ -244,6 +248,7 @@ class Remote final : public Backend {
                                              ": it was built for hexagon-v" + std::to_string(built_for) +
                                              ", newer than this session's " + options_.target);
     Allocation staging = alloc(bytes.empty() ? 1 : bytes.size(), Memory::Global);
+    quiesce();
     std::memcpy(staging.host, bytes.data(), bytes.size());
     dspc_proto_load l{staging.handle, bytes.size()};
     Reply r = request(DSPC_OP_LOAD, &l, sizeof l);
@@ -449,7 +454,103 @@ class Remote final : public Backend {
     uint32_t version = DSPC_PROTO_VERSION;
     Reply r = request(DSPC_OP_HELLO, &version, sizeof version);
     check(r, "open");
+    watch_server();
     starting_ = false;
+  }
+
+  // ---- quiescence: no device code runs while the host touches device memory ----------------
+  //
+  // A module runs in the server's own thread and address space: whatever the server can write
+  // (a reply, reply_seq), the module can, so no reply can prove that the device has stopped.
+  // What the host can check from outside is the kernel's view of the server: its one guest
+  // thread blocked in FUTEX_WAIT, without a timeout, on request_seq (only the host's next
+  // request wakes it: the sandbox denies it timers and signals from elsewhere), and no thread
+  // more than it started with.
+
+  // After start-up: where the server's request_seq is in qemu's address space (its mapping
+  // of the arena's memfd, found in /proc/<pid>/maps by inode), the files that show its main
+  // thread's system call and its thread count, and that count.
+  void watch_server() {
+    struct stat st;
+    if (fstat(memfd_, &st) != 0) fail(ErrorKind::System, system_error("fstat of the arena"));
+    std::string proc = "/proc/" + std::to_string(pid_);
+    std::ifstream maps(proc + "/maps");
+    for (std::string line; std::getline(maps, line) && !request_word_;) {
+      unsigned long long start, end, offset, inode;
+      char perms[8], dev[16];
+      if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %15s %llu", &start, &end, perms, &offset, dev, &inode) == 6 &&
+          inode == st.st_ino && offset == 0)
+        request_word_ = start + offsetof(dspc_proto_control, request_seq);
+    }
+    syscall_fd_ = open((proc + "/task/" + std::to_string(pid_) + "/syscall").c_str(), O_RDONLY | O_CLOEXEC);
+    stat_fd_ = open((proc + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+    char buf[256];
+    if (!request_word_ || syscall_fd_ < 0 || stat_fd_ < 0 || pread(syscall_fd_, buf, sizeof buf, 0) <= 0)
+      fail(ErrorKind::System, system_error("cannot watch the device server through " + proc +
+                                           " (is ptrace access to one's own children restricted?)"));
+    threads_ = threads();
+  }
+
+  // The server's thread count (/proc/<pid>/stat, field 20), 0 if unreadable.
+  long threads() {
+    char buf[1024];
+    ssize_t n = pread(stat_fd_, buf, sizeof buf - 1, 0);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    const char* p = std::strrchr(buf, ')');  // the command name may hold spaces
+    long count = 0;
+    if (p) std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld", &count);
+    return count;
+  }
+
+  // Whether the server's main thread is blocked in FUTEX_WAIT on request_seq, without a
+  // timeout (/proc/<pid>/task/<pid>/syscall: "nr arg0 ... arg5 sp pc", or "running").
+  bool parked() {
+    char buf[256];
+    ssize_t n = pread(syscall_fd_, buf, sizeof buf - 1, 0);
+    if (n <= 0) return false;
+    buf[n] = 0;
+    long nr;
+    unsigned long long word, op, value, timeout;
+    return std::sscanf(buf, "%ld %llx %llx %llx %llx", &nr, &word, &op, &value, &timeout) == 5 && nr == SYS_futex &&
+           word == request_word_ && (op & FUTEX_CMD_MASK) == FUTEX_WAIT && timeout == 0;
+  }
+
+  // Nothing since the last request may have answered anything: reply_seq is that request's.
+  void check_replies() {
+    if (__atomic_load_n(&ctl_->reply_seq, __ATOMIC_SEQ_CST) != seq_)
+      fail(ErrorKind::SandboxViolation,
+           "the device server answered a request the host did not send (reply " +
+               std::to_string(ctl_->reply_seq) + " after request " + std::to_string(seq_) +
+               "): it was killed and the session closed");
+  }
+
+  void quiesce() override {
+    if (quiet_ || !is_open()) return;
+    check_replies();
+    __atomic_store_n(&ctl_->park_request, 1u, __ATOMIC_SEQ_CST);
+    auto begin = Clock::now(), until = begin + deadline;
+    for (int tries = 0; !parked(); tries++) {
+      check_alive("copy");
+      if (Clock::now() > until)
+        fail(ErrorKind::SandboxViolation,
+             "the device kept running after its call returned (its server did not wait for the next request "
+             "within " + std::to_string(deadline.count()) + " ms): it was killed and the session closed");
+      if (tries < 64)
+        sched_yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(tries < 256 ? 20 : 500));
+    }
+    long now = threads();
+    if (now != threads_)
+      fail(ErrorKind::SandboxViolation, "the device server runs " + std::to_string(now) + " threads, not the " +
+                                            std::to_string(threads_) +
+                                            " it started with: a module left a thread running; it was killed and "
+                                            "the session closed");
+    SandboxNotification n;
+    if (next_notification(listener_, 0, n)) violation(n);
+    check_replies();
+    quiet_ = true;
   }
 
   std::string start_timeout() const {
@@ -458,8 +559,7 @@ class Remote final : public Backend {
   }
 
   // Kills (if alive) and reaps the server, unmaps the arena, closes descriptors.
-  void teardown() noexcept {
-    std::unique_lock<std::shared_mutex> memory(memory_lock);  // no copy is inside the arena
+  void teardown() noexcept {  // with `mutex` held, or from the destructor: no copy is inside the arena
     open_ = false;
     if (pid_ > 0 && owner_ == getpid()) {  // never the server of the process this was forked from
       kill(pid_, SIGKILL);
@@ -475,8 +575,10 @@ class Remote final : public Backend {
     memfd_ = -1;
     if (out_fd_ >= 0) close(out_fd_);
     out_fd_ = -1;
-    if (listener_ >= 0) close(listener_);
-    listener_ = -1;
+    for (int* fd : {&listener_, &syscall_fd_, &stat_fd_}) {
+      if (*fd >= 0) close(*fd);
+      *fd = -1;
+    }
   }
 
   // Reads what the server wrote so far (its stdout and stderr), keeping the last 8 KiB for
@@ -578,6 +680,9 @@ class Remote final : public Backend {
   // Posts the bytes as request seq_ + 1 and waits for its reply. op 0: a raw test message.
   Reply post_and_wait(const uint8_t* bytes, size_t n, uint16_t op) {
     if (!is_open()) throw Error(ErrorKind::Closed, "the session is closed");
+    if (!starting_) check_replies();
+    quiet_ = false;
+    __atomic_store_n(&ctl_->park_request, 0u, __ATOMIC_SEQ_CST);  // spin after this reply
     uint32_t seq = ++seq_;
     round_trips.fetch_add(1, std::memory_order_relaxed);  // a message, whatever its answer
     std::memcpy(arena_ + DSPC_PROTO_REQUEST_OFFSET, bytes, n);
@@ -640,6 +745,11 @@ class Remote final : public Backend {
   Clock::time_point start_until_ = Clock::now() + options_.start_deadline;
   int memfd_ = -1, out_fd_ = -1;
   int listener_ = -1;  // the seccomp listener of the server's sandbox
+  // Quiescence (quiesce): request_seq's address in the server, its /proc files, its threads.
+  uint64_t request_word_ = 0;
+  int syscall_fd_ = -1, stat_fd_ = -1;
+  long threads_ = 0;
+  bool quiet_ = false;  // checked quiet since the last request
   pid_t pid_ = -1;
   int exit_status_ = 0;  // the server's wait status once reaped (pid_ is then -1)
   pid_t owner_ = getpid();  // the process that started the server

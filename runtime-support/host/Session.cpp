@@ -3,7 +3,6 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <shared_mutex>
 #include <fstream>
 #include <iterator>
 
@@ -324,40 +323,40 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   return *this;
 }
 
+// A copy between host memory and the buffer: the session's lock is held throughout, so no
+// request runs device code meanwhile. Queued calls that use the buffer go first (a write must
+// not change what they were queued with; a read waits for them and those before them); then
+// the device must be quiet (Backend::quiesce); then the bytes move. A request on another
+// thread that closed the session (a deadline, a dead server) leaves it refused as Closed.
+template <class F>
+void DeviceBuffer::copy(const char* closed, F move_bytes) const {
+  std::lock_guard<std::mutex> lock(backend_->mutex);
+  if (!backend_->is_open()) throw Error(ErrorKind::Closed, closed);
+  if (queue_uses(*backend_, host_, nbytes_)) flush_locked(*backend_);
+  backend_->quiesce();
+  move_bytes();
+}
+
 void DeviceBuffer::copy_from_host(const void* src, uint64_t nbytes) {
   if (!host_) throw Error(ErrorKind::Usage, "copy into a moved-from buffer");
-  if (!backend_->is_open()) throw Error(ErrorKind::Closed, "copy into a buffer of a closed session");
+  const char* closed = "copy into a buffer of a closed session";
+  if (!backend_->is_open()) throw Error(ErrorKind::Closed, closed);
   if (nbytes != nbytes_)
     throw Error(ErrorKind::Usage, "copy of " + std::to_string(nbytes) + " bytes into a buffer of " +
                                       std::to_string(nbytes_) + " bytes");
   if (!src && nbytes) throw Error(ErrorKind::Usage, "copy into a buffer from a null pointer");
-  {
-    std::lock_guard<std::mutex> lock(backend_->mutex);
-    // Queued calls that use the buffer see it as it was when they were queued.
-    if (queue_uses(*backend_, host_, nbytes_)) flush_locked(*backend_);
-  }
-  // Another thread's request may close the session meanwhile (a deadline, a dead server):
-  // the memory stays mapped while this holds the lock, and a closed session is refused.
-  std::shared_lock<std::shared_mutex> memory(backend_->memory_lock);
-  if (!backend_->is_open()) throw Error(ErrorKind::Closed, "copy into a buffer of a closed session");
-  std::memcpy(host_, src, nbytes);  // the arena: the device sees it at once
+  copy(closed, [&] { std::memcpy(host_, src, nbytes); });  // the arena: the device sees it at once
 }
 
 void DeviceBuffer::copy_to_host(void* dst, uint64_t nbytes) const {
   if (!host_) throw Error(ErrorKind::Usage, "copy out of a moved-from buffer");
-  if (!backend_->is_open()) throw Error(ErrorKind::Closed, "copy from a buffer of a closed session");
+  const char* closed = "copy from a buffer of a closed session";
+  if (!backend_->is_open()) throw Error(ErrorKind::Closed, closed);
   if (nbytes != nbytes_)
     throw Error(ErrorKind::Usage, "copy of " + std::to_string(nbytes) + " bytes out of a buffer of " +
                                       std::to_string(nbytes_) + " bytes");
   if (!dst && nbytes) throw Error(ErrorKind::Usage, "copy out of a buffer to a null pointer");
-  {
-    std::lock_guard<std::mutex> lock(backend_->mutex);
-    // A read waits for the queued calls that use the buffer (and so for those before them).
-    if (queue_uses(*backend_, host_, nbytes_)) flush_locked(*backend_);
-  }
-  std::shared_lock<std::shared_mutex> memory(backend_->memory_lock);  // as in copy_from_host
-  if (!backend_->is_open()) throw Error(ErrorKind::Closed, "copy from a buffer of a closed session");
-  std::memcpy(dst, host_, nbytes);
+  copy(closed, [&] { std::memcpy(dst, host_, nbytes); });
 }
 
 // ---- Module and Function ---------------------------------------------------------------------

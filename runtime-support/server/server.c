@@ -5,7 +5,8 @@
  *
  * 1. Map the arena (the host's memfd, inherited as FD) MAP_SHARED; check the control block the
  *    host wrote; put the VTCM pool and the device heap in their regions; mark it ready.
- * 2. Wait for request_seq to move: spin, then FUTEX_WAIT (the host FUTEX_WAKEs after posting).
+ * 2. Wait for request_seq to move: spin, then FUTEX_WAIT (the host FUTEX_WAKEs after posting);
+ *    FUTEX_WAIT at once when the host asks (park_request: it is about to touch device memory).
  * 3. Copy the request out of the shared slot, check every field, act, write the reply (status
  *    and error text always) into the reply slot, publish reply_seq, FUTEX_WAKE it.
  * A malformed request gets a DSPC_PROTO_MALFORMED reply; only SHUTDOWN ends the loop (exit 0).
@@ -38,7 +39,7 @@ static void serve(void) {
   for (;;) {
     uint32_t seq;
     for (uint32_t i = 0; (seq = __atomic_load_n(&ctl->request_seq, __ATOMIC_ACQUIRE)) == seen; i++) {
-      if (i < spin_polls) continue;
+      if (i < spin_polls && !__atomic_load_n(&ctl->park_request, __ATOMIC_RELAXED)) continue;
       /* The exchange is a full fence (LL/SC, which qemu runs as a host compare-and-swap): the
        * host either sees the flag and wakes us, or we see its new request_seq here. */
       __atomic_exchange_n(&ctl->server_waiting, 1u, __ATOMIC_SEQ_CST);

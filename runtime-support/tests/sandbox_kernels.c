@@ -148,6 +148,24 @@ static int32_t forge_reply(void** args, dspc_context* ctx) {
   for (int32_t k = 0;; k++) a[k & 1023] = k;
 }
 
+/* forge_twice(A: i32[1024]): answers its own CALL as forge_reply does; once the host asks the
+ * server to wait (park_request), moves reply_seq on as a second reply would, and waits on
+ * request_seq as the server does: it looks parked, but has answered a request never sent. */
+static int32_t forge_twice(void** args, dspc_context* ctx) {
+  dspc_proto_control* ctl = control_block(args[0]);
+  char* arena = (char*)ctl;
+  uint32_t seq = ((const dspc_proto_request*)(arena + DSPC_PROTO_REQUEST_OFFSET))->seq;
+  dspc_proto_reply* r = (dspc_proto_reply*)(arena + DSPC_PROTO_REPLY_OFFSET);
+  *r = (dspc_proto_reply){DSPC_PROTO_REPLY_MAGIC, DSPC_PROTO_VERSION, DSPC_OP_CALL, sizeof *r + 4, seq, 0, 4, 0, 0};
+  *(int32_t*)(r + 1) = 0;
+  __atomic_store_n(&ctl->reply_seq, seq, __ATOMIC_SEQ_CST);
+  sys(NR_FUTEX, (long)&ctl->reply_seq, FUTEX_WAKE, 1, 0, 0);
+  while (!__atomic_load_n(&ctl->park_request, __ATOMIC_SEQ_CST)) {
+  }
+  __atomic_store_n(&ctl->reply_seq, seq + 1, __ATOMIC_SEQ_CST);
+  for (;;) sys(NR_FUTEX, (long)&ctl->request_seq, 0 /* FUTEX_WAIT */, (long)ctl->request_seq, 0, 0);
+}
+
 /* start_thread(A: i32[1]): starts a thread (clone with the thread flags) that increments A[0]
  * forever, and returns. The thread runs on a stack of its own and touches no memory but A. */
 static int32_t start_thread(void** args, dspc_context* ctx) {
@@ -202,6 +220,7 @@ const dspc_func_desc __dspc_funcs[] = {
     {"probe_fd", probe_fd, N(value_result), value_result, 0},
     {"write_stdout", write_stdout, N(chunk_times), chunk_times, 0},
     {"forge_reply", forge_reply, N(buffer), buffer, 0},
+    {"forge_twice", forge_twice, N(buffer), buffer, 0},
     {"start_thread", start_thread, N(counter), counter, 0},
 };
 const uint32_t __dspc_num_funcs = sizeof __dspc_funcs / sizeof __dspc_funcs[0];

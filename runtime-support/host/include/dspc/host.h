@@ -186,6 +186,8 @@ class DeviceBuffer {
  private:
   friend class Function;
   void release() noexcept;
+  template <class F>
+  void copy(const char* closed, F move_bytes) const;
   std::shared_ptr<detail::Backend> backend_;
   DType dtype_;
   std::vector<int64_t> shape_;
