@@ -421,7 +421,7 @@ class Remote final : public Backend {
     if (access(server.c_str(), R_OK) != 0)
       throw Error(ErrorKind::Usage, system_error("device server '" + server + "'"));
     if (access(qemu.c_str(), X_OK) != 0) throw Error(ErrorKind::Usage, system_error("qemu '" + qemu + "'"));
-    ServerLaunch launch(qemu,
+    ServerLaunch launch(qemu, server,
                         {"-cpu", DSPC_HOST_QEMU_CPU, server, "--arena-fd=" + std::to_string(kServerArenaFd),
                          "--arena-bytes=" + std::to_string(arena_bytes_),
                          "--spin=" + std::to_string(options_.server_spin)},

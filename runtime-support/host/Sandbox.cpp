@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -160,25 +161,50 @@ const Program& program() {
 struct LandlockRuleset {
   uint64_t handled_access_fs, handled_access_net, scoped;
 };
+struct __attribute__((packed)) LandlockPathBeneath {
+  uint64_t allowed_access;
+  int32_t parent_fd;
+};
+enum : uint64_t { kExecute = 1ull << 0, kReadFile = 1ull << 2, kReadDir = 1ull << 3 };
 
-// Every access right that writes, by the ABI that introduced it: write, remove, make (ABI 1),
-// refer (2), truncate (3), ioctl on devices (5). Reading and executing stay allowed.
-uint64_t landlock_fs_writes(int abi) {
-  uint64_t rights = 1ull << 1;                                // WRITE_FILE
-  for (int bit = 4; bit <= 12; bit++) rights |= 1ull << bit;  // REMOVE_DIR ... MAKE_SYM
+// Every file system access right the ABI knows: execute, write, read, remove, make (1), refer
+// (2), truncate (3), ioctl on devices (5). All are denied but those the rules below grant.
+uint64_t landlock_fs_rights(int abi) {
+  uint64_t rights = (1ull << 13) - 1;
   if (abi >= 2) rights |= 1ull << 13;
   if (abi >= 3) rights |= 1ull << 14;
   if (abi >= 5) rights |= 1ull << 15;
   return rights;
 }
 
-int landlock_ruleset() {
+// A ruleset that lets the server read and run the system's libraries and programs, qemu's own
+// directory and the server, and read /proc (its own files: other processes' private ones stay
+// behind Landlock's ptrace check) and /sys/devices/system, as qemu does at start-up; nothing
+// else, and no writes at all. -1 without Landlock.
+int landlock_ruleset(const std::string& qemu, const std::string& server) {
   int abi = landlock_abi();
   if (abi < 1) return -1;
-  LandlockRuleset attr{landlock_fs_writes(abi), 0, 0};
+  LandlockRuleset attr{landlock_fs_rights(abi), 0, 0};
   if (abi >= 4) attr.handled_access_net = 3;  // BIND_TCP, CONNECT_TCP
   if (abi >= 6) attr.scoped = 3;              // ABSTRACT_UNIX_SOCKET, SIGNAL
-  return int(syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
+  int ruleset = int(syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
+  if (ruleset < 0) return -1;
+  const uint64_t run = kReadFile | kReadDir | kExecute, read = kReadFile | kReadDir;
+  std::string qemu_dir = qemu.substr(0, qemu.find_last_of('/') + 1);
+  const std::pair<std::string, uint64_t> beneath[] = {
+      {"/usr", run}, {"/lib", run}, {"/lib64", run}, {"/lib32", run}, {"/bin", run},
+      {"/etc/ld.so.cache", read}, {"/etc/ld.so.preload", read}, {"/proc", read}, {"/sys/devices/system", read},
+      {qemu_dir.empty() ? "." : qemu_dir, run}, {qemu, run}, {server, read}};
+  for (const auto& [path, access] : beneath) {
+    int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) continue;  // not on this system
+    struct stat st;
+    LandlockPathBeneath rule{access, fd};
+    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) rule.allowed_access &= ~kReadDir;  // a file's rights
+    syscall(SYS_landlock_add_rule, ruleset, 1 /* LANDLOCK_RULE_PATH_BENEATH */, &rule, 0);
+    close(fd);
+  }
+  return ruleset;
 }
 
 // ---- the child -------------------------------------------------------------------------------
@@ -237,7 +263,7 @@ int landlock_abi() {
   return v > 0 ? int(v) : 0;
 }
 
-ServerLaunch::ServerLaunch(const std::string& qemu, const std::vector<std::string>& args,
+ServerLaunch::ServerLaunch(const std::string& qemu, const std::string& server, const std::vector<std::string>& args,
                            const std::vector<std::string>& env) {
   for (const std::string& e : env)
     if (e.find('=') == std::string::npos || e.front() == '=')
@@ -269,7 +295,7 @@ ServerLaunch::ServerLaunch(const std::string& qemu, const std::vector<std::strin
   child_socket_ = sock[1];
   null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null_fd < 0) throw Error(ErrorKind::System, system_error("/dev/null"));
-  ruleset_fd_ = landlock_ruleset();  // -1 without Landlock: the filter stands alone
+  ruleset_fd_ = landlock_ruleset(qemu, server);  // -1 without Landlock: the filter stands alone
 }
 
 ServerLaunch::~ServerLaunch() {

@@ -4,8 +4,10 @@
 // Under qemu-user a module's system call is a system call of the qemu process, so the sandbox
 // goes on that process, from the host's side, in the forked child before it runs qemu:
 //   - PR_SET_NO_NEW_PRIVS;
-//   - Landlock where the kernel has it: no file system writes anywhere, no TCP, no ptrace of
-//     (or /proc/<pid>/mem access to) any process outside the sandbox, no signals to them;
+//   - Landlock where the kernel has it: no file system writes anywhere, reads only of the
+//     system's libraries, qemu's and the server's files, /proc and /sys/devices/system; no
+//     TCP; no ptrace of (or /proc/<pid>/mem access to) any process outside the sandbox, no
+//     signals to them;
 //   - a seccomp filter that allows only the system calls qemu-hexagon and the server make
 //     (opens read-only, threads but no processes, signals to itself only, ...): any other call
 //     stops the calling thread and notifies the host (SECCOMP_RET_USER_NOTIF), which kills the
@@ -28,7 +30,9 @@ constexpr int kServerArenaFd = 3;
 // a multi-threaded process may only make async-signal-safe calls, so it allocates nothing.
 struct ServerLaunch {
   // Throws Error(System) when the kernel cannot confine the server.
-  ServerLaunch(const std::string& qemu, const std::vector<std::string>& args, const std::vector<std::string>& env);
+  // qemu runs `args` (which name the server) with exactly `env`.
+  ServerLaunch(const std::string& qemu, const std::string& server, const std::vector<std::string>& args,
+               const std::vector<std::string>& env);
   ~ServerLaunch();
   ServerLaunch(const ServerLaunch&) = delete;
   ServerLaunch& operator=(const ServerLaunch&) = delete;

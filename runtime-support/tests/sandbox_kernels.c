@@ -51,10 +51,11 @@ static int32_t proc_mem_write(void** args, dspc_context* ctx) {
   return 0;
 }
 
-/* proc_mem_read(PATH: u8[256], ADDR: u64[1], R: i64[2]): reads 8 bytes at ADDR through PATH,
- * opened read-only (what the system-call filter lets through: the second layer must stop it).
- * R[0] = the last result, R[1] = the bytes read. */
-static int32_t proc_mem_read(void** args, dspc_context* ctx) {
+/* read_at(PATH: u8[256], ADDR: u64[1], R: i64[2]): reads 8 bytes at offset ADDR of PATH (a
+ * file of the host's user, or the host's /proc/<pid>/mem), opened read-only: what the
+ * system-call filter lets through, and Landlock must refuse. R[0] = the last result, R[1] =
+ * the bytes read. */
+static int32_t read_at(void** args, dspc_context* ctx) {
   uint64_t addr = ((uint64_t*)args[1])[0], where = 0;
   int64_t* out = args[2];
   long fd = sys(SYS_OPENAT, AT_FDCWD, (long)args[0], O_RDONLY, 0, 0);
@@ -211,7 +212,7 @@ static const dspc_param_desc counter[] = {I32_1("A", 1)};
 const dspc_func_desc __dspc_funcs[] = {
     {"write_file", write_file, N(path_result), path_result, 0},
     {"proc_mem_write", proc_mem_write, N(mem_write), mem_write, 0},
-    {"proc_mem_read", proc_mem_read, N(mem_read), mem_read, 0},
+    {"read_at", read_at, N(mem_read), mem_read, 0},
     {"fork_child", fork_child, N(result), result, 0},
     {"open_socket", open_socket, N(result), result, 0},
     {"run_program", run_program, N(path_result), path_result, 0},

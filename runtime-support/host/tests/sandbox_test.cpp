@@ -175,11 +175,34 @@ TEST_F(Sandbox, HostMemoryIsOutOfReach) {
   Attack a;
   DeviceBuffer P = path_buffer(a.s, mem), A(a.s, DType::u64(), {1}), R(a.s, DType::i64(), {2});
   A.copy_from_host(&where, 8);
-  a.call("proc_mem_read", P, A, R);
+  a.call("read_at", P, A, R);
   int64_t r[2];
   R.copy_to_host(r, sizeof r);
   EXPECT_EQ(r[0], -13) << "opening " << mem << " read-only did not fail with EACCES";  // EACCES
   EXPECT_NE(uint64_t(r[1]), before) << "the module read the host's memory";
+  expect_add_i32_works(a.s, Module::load(a.s, module_path(kHex, "v1")));
+}
+
+// The user's files: a read-only open passes the system-call filter, and Landlock refuses
+// what lies outside the system's libraries, qemu's and the server's files, /proc and /sys.
+TEST_F(Sandbox, TheUsersFilesAreOutOfReach) {
+  if (syscall(SYS_landlock_create_ruleset, nullptr, 0, 1u) < 1) GTEST_SKIP() << "no Landlock in this kernel";
+  std::string path = testing::TempDir() + "/dspc-sandbox-secret";
+  const uint64_t secret = 0x7365637265742121ull;
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&secret), 8);
+  }
+  Attack a;
+  DeviceBuffer P = path_buffer(a.s, path), A(a.s, DType::u64(), {1}), R(a.s, DType::i64(), {2});
+  uint64_t zero = 0;
+  A.copy_from_host(&zero, 8);
+  a.call("read_at", P, A, R);
+  int64_t r[2];
+  R.copy_to_host(r, sizeof r);
+  std::remove(path.c_str());
+  EXPECT_EQ(r[0], -13) << "opening " << path << " read-only did not fail with EACCES";
+  EXPECT_NE(uint64_t(r[1]), secret) << "the module read the user's file";
   expect_add_i32_works(a.s, Module::load(a.s, module_path(kHex, "v1")));
 }
 
