@@ -239,21 +239,29 @@ struct KernelSigaction {
   uint64_t mask;
 };
 
-bool send_fd(int socket, int fd) {
+// A one-byte message with room for one descriptor (SCM_RIGHTS): the listener's way to the host.
+struct FdMessage {
   char byte = 0;
   iovec io{&byte, 1};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   msghdr msg{};
-  msg.msg_iov = &io;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  FdMessage() {
+    msg.msg_iov = &io;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+  }
+  FdMessage(const FdMessage&) = delete;
+};
+
+bool send_fd(int socket, int fd) {
+  FdMessage m;
+  cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  return sendmsg(socket, &msg, MSG_NOSIGNAL) == 1;
+  return sendmsg(socket, &m.msg, MSG_NOSIGNAL) == 1;
 }
 
 }  // namespace
@@ -359,16 +367,9 @@ void ServerLaunch::exec_in_child() noexcept {
 int receive_listener(int socket, int ms) {
   pollfd p{socket, POLLIN, 0};
   if (poll(&p, 1, ms) != 1 || !(p.revents & POLLIN)) return -1;
-  char byte;
-  iovec io{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &io;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  if (recvmsg(socket, &msg, MSG_CMSG_CLOEXEC) != 1) return -1;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  FdMessage m;
+  if (recvmsg(socket, &m.msg, MSG_CMSG_CLOEXEC) != 1) return -1;
+  cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
   if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
     return -1;
   int fd;

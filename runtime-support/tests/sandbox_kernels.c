@@ -167,7 +167,7 @@ static int32_t forge_twice(void** args, dspc_context* ctx) {
   for (;;) sys(NR_FUTEX, (long)&ctl->request_seq, 0 /* FUTEX_WAIT */, (long)ctl->request_seq, 0, 0);
 }
 
-/* start_thread(A: i32[1]): starts a thread (clone with the thread flags) that increments A[0]
+/* start_thread(A: i32[1024]): starts a thread (clone with the thread flags) that increments A[0]
  * forever, and returns. The thread runs on a stack of its own and touches no memory but A. */
 static int32_t start_thread(void** args, dspc_context* ctx) {
   static char stack[4096] __attribute__((aligned(8)));
@@ -206,7 +206,6 @@ static const dspc_param_desc result[] = {I32_1("R", 1)};
 static const dspc_param_desc value_result[] = {I32_1("X", 0), I32_1("R", 1)};
 static const dspc_param_desc chunk_times[] = {{"CHUNK", DSPC_TYPE_UINT, 8, 0, 1, shape_chunk}, I32_1("TIMES", 0)};
 static const dspc_param_desc buffer[] = {{"A", DSPC_TYPE_INT, 32, 1, 1, shape_1024}};
-static const dspc_param_desc counter[] = {I32_1("A", 1)};
 
 #define N(params) (sizeof params / sizeof params[0])
 const dspc_func_desc __dspc_funcs[] = {
@@ -222,6 +221,6 @@ const dspc_func_desc __dspc_funcs[] = {
     {"write_stdout", write_stdout, N(chunk_times), chunk_times, 0},
     {"forge_reply", forge_reply, N(buffer), buffer, 0},
     {"forge_twice", forge_twice, N(buffer), buffer, 0},
-    {"start_thread", start_thread, N(counter), counter, 0},
+    {"start_thread", start_thread, N(buffer), buffer, 0},
 };
 const uint32_t __dspc_num_funcs = sizeof __dspc_funcs / sizeof __dspc_funcs[0];

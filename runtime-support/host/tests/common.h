@@ -15,6 +15,12 @@
 
 #include "dspc/host.h"
 
+using dspc::DeviceBuffer;
+using dspc::DType;
+using dspc::ErrorKind;
+using dspc::Module;
+using dspc::Session;
+
 inline std::string module_path(const std::string& target, const std::string& variant) {
   return std::string(DSPC_SESSION_MODULES) + "/" + target + "/kernels_" + variant + ".so";
 }

@@ -54,12 +54,6 @@ extern "C" pid_t fork() {
 
 namespace {
 
-using dspc::DeviceBuffer;
-using dspc::DType;
-using dspc::ErrorKind;
-using dspc::Module;
-using dspc::Session;
-
 using Failure = FailureTest;
 
 TEST_F(Failure, KernelWithABadAddressKillsOnlyTheServer) {

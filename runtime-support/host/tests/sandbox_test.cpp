@@ -18,12 +18,6 @@
 
 namespace {
 
-using dspc::DeviceBuffer;
-using dspc::DType;
-using dspc::ErrorKind;
-using dspc::Module;
-using dspc::Session;
-
 using Sandbox = FailureTest;
 
 // The module of attacks, tests/sandbox_kernels.c.
@@ -268,48 +262,41 @@ TEST_F(Sandbox, SignallingTheHostIsStopped) {
   EXPECT_EQ(host_signals, 0);
 }
 
-// Replies cannot be forged into a read of device memory while the device runs: a module that
-// answers its own call with a success reply and keeps writing its output is found running
-// when the host is about to copy the output, and stopped; the host's memory is not touched.
-TEST_F(Sandbox, AForgedReplyDoesNotLetTheHostReadWhileTheDeviceRuns) {
+// Calls the attack `name` on A: i32[1024], whose call returns, then copies A out: the copy
+// must fail with a SandboxViolation saying `text`, close the session and leave the host's
+// vector as it was. Returns the message.
+std::string copy_after(const std::string& name, const std::string& text) {
   dspc::SessionOptions o;
   o.deadline = std::chrono::milliseconds(1000);
   Session s(o);
   auto m = Module::load(s, attacks());
   DeviceBuffer A(s, DType::i32(), {1024});
-  m.function("forge_reply")(A);  // "returns": the forged reply
+  m.function(name)(A);
   std::vector<int32_t> out(1024, -7);
-  std::string msg = expect_error(ErrorKind::SandboxViolation, "the device kept running after its call returned",
-                                 [&] { A.copy_to_host(out); });
-  EXPECT_EQ(contains(msg, "within 1000 ms"), "");
+  std::string msg = expect_error(ErrorKind::SandboxViolation, text, [&] { A.copy_to_host(out); });
   expect_closed(s);
   EXPECT_EQ(out, std::vector<int32_t>(1024, -7));
+  return msg;
+}
+
+// Replies cannot be forged into a read of device memory while the device runs: a module that
+// answers its own call with a success reply and keeps writing its output is found running
+// when the host is about to copy the output, and stopped.
+TEST_F(Sandbox, AForgedReplyDoesNotLetTheHostReadWhileTheDeviceRuns) {
+  std::string msg = copy_after("forge_reply", "the device kept running after its call returned");
+  EXPECT_EQ(contains(msg, "within 1000 ms"), "");
 }
 
 // A module that answers twice (reply_seq moves on with no request) and then waits as the
 // server does is found out by the reply count, though it looks parked.
 TEST_F(Sandbox, ASecondReplyIsFoundOut) {
-  Session s;
-  auto m = Module::load(s, attacks());
-  DeviceBuffer A(s, DType::i32(), {1024});
-  m.function("forge_twice")(A);
-  std::vector<int32_t> out(1024, -7);
-  expect_error(ErrorKind::SandboxViolation, "the device server answered a request the host did not send",
-               [&] { A.copy_to_host(out); });
-  expect_closed(s);
-  EXPECT_EQ(out, std::vector<int32_t>(1024, -7));
+  copy_after("forge_twice", "the device server answered a request the host did not send");
 }
 
 // A thread a module leaves running after its call returned: the copy that follows finds the
 // server with a thread more than it started with.
 TEST_F(Sandbox, AThreadLeftRunningIsFoundOut) {
-  Session s;
-  auto m = Module::load(s, attacks());
-  DeviceBuffer A(s, DType::i32(), {1});
-  m.function("start_thread")(A);
-  int32_t a = 0;
-  expect_error(ErrorKind::SandboxViolation, "threads, not the", [&] { A.copy_from_host(&a, 4); });
-  expect_closed(s);
+  copy_after("start_thread", "threads, not the");
 }
 
 // The check costs nothing on the way back to back calls go, and once per stretch of copies.

@@ -11,11 +11,6 @@
 
 namespace {
 
-using dspc::DeviceBuffer;
-using dspc::DType;
-using dspc::Module;
-using dspc::Session;
-
 class SessionTest : public ::testing::TestWithParam<std::string> {
  protected:
   dspc::SessionOptions options() {
