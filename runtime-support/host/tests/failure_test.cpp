@@ -727,16 +727,18 @@ TEST_F(Failure, SessionOptionsAreCheckedAlikeOnBothTargets) {
   expect_error(ErrorKind::Usage, "must leave room for the control page, VTCM", [&] { Session bad(small); });
 }
 
-// The start-up has its own deadline: a deadline of 0 times out every request, but not the
-// start-up (which once counted against it: under load, opens failed); a server that never
-// starts times out after start_deadline, named.
+// The start-up has its own deadline: a session opens with a request deadline of 0 (the
+// start-up once counted against it: under load, opens failed); a server that never starts
+// times out after start_deadline, named.
 TEST_F(Failure, StartUpHasItsOwnDeadline) {
   dspc::SessionOptions o;
   o.deadline = std::chrono::milliseconds(0);
   Session s(o);
   EXPECT_TRUE(s.is_open());
-  expect_error(ErrorKind::Timeout, "the allocation did not finish within 0 ms",
-               [&] { DeviceBuffer b(s, DType::u8(), {4}); });
+  s.set_deadline(std::chrono::milliseconds(300));
+  auto m = Module::load(s, module_path(kHex, "v1"));
+  DeviceBuffer X(s, DType::i32(), {1});
+  expect_error(ErrorKind::Timeout, "the call did not finish within 300 ms", [&] { m.function("spin_forever")(X); });
   expect_closed(s);
 
   std::string dir = testing::TempDir(), fifo = dir + "/dspc-never-ready.fifo", qemu = dir + "/dspc-never-ready-qemu";
