@@ -18,6 +18,7 @@
 
 #include "codegen/CodegenLLVM.h"
 #include "compiler/ir/Externs.h"
+#include "compiler/ir/Printer.h"
 
 namespace dspc::codegen {
 
@@ -467,6 +468,12 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
     if (op->name == kMemoryBarrier) {
       hooks_->memory_barrier(b_);
       return b_.getInt32(0);
+    }
+    if (op->name == kConstantData) {
+      const IntImm* k = as_int(op->args[0]);
+      llvm::GlobalVariable* g = k ? module_.getNamedGlobal(constant_symbol(static_cast<size_t>(k->value))) : nullptr;
+      if (!g) throw CodegenError("constant_data(" + print_expr(op->args[0]) + ") names no constant of the module");
+      return g;
     }
     if (op->name == kHandleAdd)
       return b_.CreateInBoundsGEP(b_.getInt8Ty(), eval(op->args[0]), b_.CreateSExt(eval(op->args[1]), index_type_));

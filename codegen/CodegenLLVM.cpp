@@ -12,6 +12,7 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Metadata.h>
 
 #include <unordered_set>
@@ -300,7 +301,18 @@ void FunctionCodegen::emit_store(const Store* op) {
     st->setVolatile(true);
 }
 
+std::string constant_symbol(size_t index) { return "__dspc_const_" + std::to_string(index); }
+
 void build_functions(llvm::Module& module, const Module& m, const Target& target) {
+  // The module's constant tensors: read-only data at the alignment kernels' buffers have.
+  for (size_t i = 0; i < m.constants.size(); ++i) {
+    const std::vector<uint8_t>& bytes = *m.constants[i].data;
+    llvm::Constant* init = llvm::ConstantDataArray::get(
+        module.getContext(), llvm::ArrayRef<uint8_t>(bytes.data(), bytes.size()));
+    auto* g = new llvm::GlobalVariable(module, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init,
+                                       constant_symbol(i));
+    g->setAlignment(llvm::Align(128));
+  }
   FunctionCodegen cg(module, target);
   for (const PrimFunc& f : m.funcs) cg.declare(f);
   for (const PrimFunc& f : m.funcs) cg.define(f);

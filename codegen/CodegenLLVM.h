@@ -169,6 +169,8 @@ class FunctionCodegen {
 
 // Builds every function of `m` into `module` (whose data layout is already set).
 void build_functions(llvm::Module& module, const Module& m, const Target& target);
+// The symbol of the module's constant tensor `index` (Module::constants), which constant_data reads.
+std::string constant_symbol(size_t index);
 
 // Emits the packed wrappers and the __dspc_funcs descriptor table for `entries` (Runner.cpp).
 // Each entry's `call` field is the checked entry __dspc_call_NAME when the module has one.

@@ -249,6 +249,8 @@ int run_graph(const DriverOptions& o, const Compilation& c, const Graph& g, cons
   t0 = std::chrono::steady_clock::now();
   std::vector<Tensor> values(g.tensors.size());
   for (size_t k = 0; k < g.inputs.size(); ++k) values[size_t(g.inputs[k])] = inputs[k];
+  for (size_t t = 0; t < g.tensors.size(); ++t)
+    if (g.tensors[t].is_constant()) values[t] = Tensor{g.tensors[t].dtype, g.tensors[t].shape, *g.tensors[t].constant};
   for (int n : plan->order) {
     const GraphNode& node = g.nodes[size_t(n)];
     std::vector<Tensor> args, results;

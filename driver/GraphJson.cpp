@@ -44,6 +44,12 @@ Json graph(const Graph& g, const GraphPlan* plan) {
                       {t}, "host");
     arg_nodes.push_back(id);
   }
+  // Constants are null nodes too (as TVM's params are), compiled in, so not arg_nodes.
+  for (size_t t = 0; t < g.tensors.size(); ++t)
+    if (g.tensors[t].is_constant())
+      add_node(Json{{"op", "null"}, {"name", g.tensors[t].name}, {"inputs", Json::array()},
+                    {"attrs", Json{{"constant", "1"}}}},
+               {static_cast<int>(t)}, "device");
   std::vector<int> order;
   if (plan) order = plan->order;
   else

@@ -12,6 +12,7 @@
 #include "passes/GroupDeviceCalls.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "compiler/ir/Check.h"
@@ -104,14 +105,16 @@ PlacementOrder order_one_call_per_node(const std::vector<std::vector<int>>& pred
 
 namespace {
 
-// The device function of one group.
-PrimFunc group_function(const Graph& g, GraphStep& step, const std::set<std::string>& taken) {
+// The device function of one group. A constant tensor is no parameter: the function binds its
+// buffer to the module's read-only copy, `constant_data(constants[t])`.
+PrimFunc group_function(const Graph& g, GraphStep& step, const std::set<std::string>& taken,
+                        const std::map<int, int>& constants) {
   std::set<int> inside(step.nodes.begin(), step.nodes.end());
   std::vector<int> produced;
   std::set<int> produced_set, inputs_set;
   for (int n : step.nodes) {
     for (int t : g.nodes[static_cast<size_t>(n)].inputs)
-      if (!produced_set.count(t) && inputs_set.insert(t).second) step.inputs.push_back(t);
+      if (!produced_set.count(t) && !constants.count(t) && inputs_set.insert(t).second) step.inputs.push_back(t);
     for (int t : g.nodes[static_cast<size_t>(n)].outputs)
       if (produced_set.insert(t).second) produced.push_back(t);
   }
@@ -165,6 +168,11 @@ PrimFunc group_function(const Graph& g, GraphStep& step, const std::set<std::str
   }
   Stmt body = Seq::make(calls);
   for (auto it = internal.rbegin(); it != internal.rend(); ++it) body = Allocate::make(buffer(*it), body, g.tensors[static_cast<size_t>(*it)].span);
+  std::set<int> bound;
+  for (auto n = step.nodes.rbegin(); n != step.nodes.rend(); ++n)
+    for (int t : g.nodes[static_cast<size_t>(*n)].inputs)
+      if (auto c = constants.find(t); c != constants.end() && bound.insert(t).second)
+        body = LetStmt::make(buffer(t)->data, Call::make(CallKind::Intrinsic, kConstantData, {make_i32(c->second)}), body);
   Stmt fail = IfThenElse::make(Binary::make(BinaryOp::NE, status_value, make_i32(0)),
                                Evaluate::make(Call::make(CallKind::Intrinsic, kThrowLastError, {})));
   f.body = Allocate::make(status, Seq::make({body, fail}));
@@ -178,6 +186,13 @@ Module group_device_calls(const Module& m, const TensorProgram& program, const L
   std::set<std::string> taken;
   for (const PrimFunc& f : m.funcs) taken.insert(f.name);
   for (const Graph& g : program.graphs) {
+    std::map<int, int> constants;  // tensor -> its index in out.constants
+    for (size_t t = 0; t < g.tensors.size(); ++t) {
+      const GraphTensor& gt = g.tensors[t];
+      if (!gt.is_constant()) continue;
+      constants[static_cast<int>(t)] = static_cast<int>(out.constants.size());
+      out.constants.push_back({gt.name, gt.dtype, gt.shape, gt.constant});
+    }
     std::vector<Placement> side;
     for (const GraphNode& n : g.nodes) side.push_back(n.placement);
     auto preds = g.predecessors();
@@ -204,7 +219,7 @@ Module group_device_calls(const Module& m, const TensorProgram& program, const L
         step.func = "__dspc_group_" + g.name + "_" + std::to_string(k++);
         while (taken.count(step.func)) step.func += "_";  // a user's func took the name
         taken.insert(step.func);
-        out.funcs.push_back(group_function(g, step, taken));
+        out.funcs.push_back(group_function(g, step, taken, constants));
       }
       plan.steps.push_back(std::move(step));
     }

@@ -42,26 +42,47 @@ void skip_to_top(TokenStream& ts) {
     ts.next();
 }
 
-void params(TokenStream& ts, std::vector<GraphParamDecl>& out) {
-  do {
-    GraphParamDecl p;
+GraphParamDecl param_decl(TokenStream& ts) {
+  GraphParamDecl p;
     const Token& name = ts.expect(Tok::Ident, "parameter name");
-    p.name = name.text;
-    p.span = name.span;
-    ts.expect(Tok::Colon);
-    const Token& dt = ts.expect(Tok::Ident, "dtype");
-    p.dtype = dt.text;
-    p.dtype_span = dt.span;
-    ts.expect(Tok::LBracket);
-    do {
-      const Token& t = ts.peek();
-      if (t.kind != Tok::Int || t.suffix) ts.fail_expected("extent");
-      ts.next();
+  p.name = name.text;
+  p.span = name.span;
+  ts.expect(Tok::Colon);
+  const Token& dt = ts.expect(Tok::Ident, "dtype");
+  p.dtype = dt.text;
+  p.dtype_span = dt.span;
+  ts.expect(Tok::LBracket);
+  do {
+    const Token& t = ts.peek();
+    if (t.kind != Tok::Int || t.suffix) ts.fail_expected("extent");
+    ts.next();
       p.extents.push_back({t.int_value, t.span});
     } while (ts.accept(Tok::Comma));
     ts.expect(Tok::RBracket);
-    out.push_back(std::move(p));
+  return p;
+}
+
+void params(TokenStream& ts, std::vector<GraphParamDecl>& out) {
+  do {
+    out.push_back(param_decl(ts));
   } while (ts.accept(Tok::Comma));
+}
+
+// `const NAME: DTYPE[EXTENTS] = [ELEMENTS]`, from the `const`.
+GraphConstDecl const_decl(TokenStream& ts) {
+  ts.next();
+  GraphConstDecl c;
+  c.decl = param_decl(ts);
+  ts.expect(Tok::Assign, "'=' and the constant's elements");
+  std::optional<DataType> t = DataType::parse(c.decl.dtype);
+  if (!t || t->is_handle() || c.decl.dtype == "f16") ts.fail(c.decl.dtype_span, "unknown dtype '" + c.decl.dtype + "'");
+  std::vector<uint64_t> extents;
+  for (const auto& e : c.decl.extents) extents.push_back(e.first);
+  uint64_t count = element_count(extents);
+  if (count > kMaxSize) ts.fail(c.decl.span, "constant '" + c.decl.name + "' is too large: more than 2^31 elements");
+  c.data = std::make_shared<const std::vector<uint8_t>>(
+      parse_constant_values(ts, *t, count, "constant '" + c.decl.name + "'"));
+  return c;
 }
 
 GraphName name_of(const Token& t) { return {t.text, t.span}; }
@@ -120,6 +141,11 @@ std::optional<GraphDecl> parse_graph_syntax(TokenStream& ts, ErrorLog& log) {
       if (ts.at(Tok::End)) ts.fail_expected("'}'");
       if (g.calls.size() >= kMaxStages)
         ts.fail(ts.peek().span, "graph '" + g.name + "' has more than " + std::to_string(kMaxStages) + " calls");
+      // `const w: f32[2] = [...]` (a call assigning a tensor named `const` has '=' next).
+      if (ts.at_word("const") && ts.peek(1).kind == Tok::Ident) {
+        g.constants.push_back(const_decl(ts));
+        continue;
+      }
       GraphCallDecl c;
       // The placement may also open the statement: `@host b = f(a)`.
       if (ts.accept(Tok::At)) c.placement = name_of(ts.expect(Tok::Ident, "placement after '@' (host)"));
@@ -164,6 +190,7 @@ class GraphChecker {
     g_.span = d_.span;
     for (const auto& p : d_.inputs) param(p, true);
     for (const auto& p : d_.outputs) param(p, false);
+    for (const auto& c : d_.constants) constant(c);
     if (failed_) return std::nullopt;
     if (d_.calls.empty()) return error(d_.span, "graph '" + d_.name + "' has no calls");
     instantiate_generics();
@@ -197,27 +224,36 @@ class GraphChecker {
     return nullptr;
   }
 
-  void param(const GraphParamDecl& p, bool input) {
-    if (ids_.count(p.name)) return (void)error(p.span, "duplicate parameter '" + p.name + "'");
+  // A constant: a tensor no call computes, compiled into the module.
+  void constant(const GraphConstDecl& c) {
+    if (ids_.count(c.decl.name)) return (void)error(c.decl.span, "tensor '" + c.decl.name + "' is already defined");
+    if (param(c.decl, std::nullopt)) g_.tensors.back().constant = c.data;
+  }
+
+  // A graph input (`input` true), result (false) or constant (nullopt); false after an error.
+  bool param(const GraphParamDecl& p, std::optional<bool> input) {
+    if (ids_.count(p.name)) return (void)error(p.span, "duplicate parameter '" + p.name + "'"), false;
     static const std::set<std::string> kDtypes = {"i8", "i16", "i32", "i64", "u8", "u16",
                                                   "u32", "u64", "f32", "f64", "bool"};
-    if (p.dtype == "f16") return (void)error(p.dtype_span, "f16 is not supported yet");
-    if (!kDtypes.count(p.dtype)) return (void)error(p.dtype_span, "unknown dtype '" + p.dtype + "'");
+    if (p.dtype == "f16") return (void)error(p.dtype_span, "f16 is not supported yet"), false;
+    if (!kDtypes.count(p.dtype)) return (void)error(p.dtype_span, "unknown dtype '" + p.dtype + "'"), false;
     GraphTensor t;
     t.name = p.name;
     t.span = p.span;
     t.dtype = *DataType::parse(p.dtype);
     std::vector<uint64_t> values;
     for (const auto& [v, span] : p.extents) {
-      if (v == 0) return (void)error(span, "extent must be positive");
+      if (v == 0) return (void)error(span, "extent must be positive"), false;
       values.push_back(v);
     }
-    if (auto m = size_error("tensor '" + p.name + "'", element_count(values), t.dtype)) return (void)error(p.span, *m);
+    if (auto m = size_error("tensor '" + p.name + "'", element_count(values), t.dtype))
+      return (void)error(p.span, *m), false;
     t.shape.assign(values.begin(), values.end());
     int id = static_cast<int>(g_.tensors.size());
     ids_[p.name] = id;
     g_.tensors.push_back(std::move(t));
-    (input ? g_.inputs : g_.outputs).push_back(id);
+    if (input) (*input ? g_.inputs : g_.outputs).push_back(id);
+    return true;
   }
 
   // Each call's callee: the func it names, or the instantiation of the generic func it names
@@ -396,7 +432,8 @@ class GraphChecker {
         if (!is_result || t.producer >= 0) {
           error(r.span, std::count(g_.inputs.begin(), g_.inputs.end(), it->second)
                             ? "cannot assign to graph input '" + r.name + "'"
-                            : "tensor '" + r.name + "' is already defined");
+                        : t.is_constant() ? "cannot assign to constant '" + r.name + "'"
+                                          : "tensor '" + r.name + "' is already defined");
           continue;
         }
         if (t.dtype != out->dtype || t.shape != out->shape) {
@@ -430,6 +467,11 @@ class GraphChecker {
       }
       const GraphTensor& t = g_.tensors[static_cast<size_t>(it->second)];
       const Buffer& in = f->inputs[k];
+      if (t.is_constant() && n.placement == Placement::Host) {
+        error(a.span, "constant '" + a.name + "' is read by a @host call; constants are compiled into the device "
+                      "module, so only device calls read them");
+        continue;
+      }
       if (t.dtype != in->dtype || t.shape != in->shape) {
         error(a.span, "argument " + std::to_string(k + 1) + " of '" + f->name + "' (" + in->name + ") must be " +
                           type_str(in->dtype, in->shape) + ", got '" + a.name + "' of " + type_str(t.dtype, t.shape));
@@ -445,8 +487,9 @@ class GraphChecker {
       int id = static_cast<int>(i);
       if (read_.count(id) || discarded_.count(id) || std::count(g_.outputs.begin(), g_.outputs.end(), id)) continue;
       const GraphTensor& t = g_.tensors[i];
-      error(t.span, t.producer < 0 ? "graph input '" + t.name + "' is never used"
-                                   : "tensor '" + t.name + "' is never used (name a result you do not need '_')");
+      error(t.span, t.is_constant()  ? "constant '" + t.name + "' is never used"
+                    : t.producer < 0 ? "graph input '" + t.name + "' is never used"
+                                     : "tensor '" + t.name + "' is never used (name a result you do not need '_')");
     }
   }
 

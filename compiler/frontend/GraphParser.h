@@ -2,6 +2,7 @@
 // funcs. Internal to the .dsp parser (DspParser.cpp).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,10 +43,17 @@ struct GraphCallDecl {
   Span args_end;  // the ')'
 };
 
+// `const NAME: DTYPE[EXTENTS] = [ELEMENTS]` in a graph's body: a constant tensor.
+struct GraphConstDecl {
+  GraphParamDecl decl;
+  std::shared_ptr<const std::vector<uint8_t>> data;  // little-endian elements
+};
+
 struct GraphDecl {
   std::string name;
   Span span;
   std::vector<GraphParamDecl> inputs, outputs;
+  std::vector<GraphConstDecl> constants;
   std::vector<GraphCallDecl> calls;
   Span end;  // the closing '}'
 };

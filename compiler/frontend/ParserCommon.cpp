@@ -6,6 +6,7 @@
 #include "compiler/frontend/ParserCommon.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace dspc::frontend {
 
@@ -59,6 +60,63 @@ void TokenStream::fail(Span span, std::string message) {
 
 std::string plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::vector<uint8_t> parse_constant_values(TokenStream& ts, DataType t, uint64_t count, const std::string& what) {
+  Span open = ts.expect(Tok::LBracket, "'[' (the constant's elements)").span;
+  std::vector<uint8_t> out;
+  size_t n = static_cast<size_t>(t.bytes());
+  out.reserve(static_cast<size_t>(std::min<uint64_t>(count, uint64_t(1) << 24)) * n);
+  uint64_t seen = 0;
+  auto put = [&](uint64_t bits) {
+    for (size_t k = 0; k < n; ++k) out.push_back(static_cast<uint8_t>(bits >> (8 * k)));
+  };
+  if (!ts.at(Tok::RBracket)) {
+    do {
+      const Token& first = ts.peek();
+      bool negative = ts.accept(Tok::Minus);
+      const Token& v = ts.peek();
+      if (++seen > count)
+        ts.fail(first.span, what + " has more elements than its shape holds (" + std::to_string(count) + ")");
+      bool word = v.kind == Tok::Ident && (v.text == "inf" || v.text == "nan" || v.text == "true" || v.text == "false");
+      if ((v.kind != Tok::Int && v.kind != Tok::Float && !word) || v.suffix)
+        ts.fail_expected("a number (an element of " + what + ")");
+      ts.next();
+      if (t.is_float()) {
+        double d = v.kind == Tok::Int     ? static_cast<double>(v.int_value)
+                   : v.kind == Tok::Float ? v.float_value
+                   : v.text == "inf"      ? HUGE_VAL
+                   : v.text == "nan"      ? std::nan("")
+                                          : -1;
+        if (d < 0 && !std::isinf(d)) ts.fail(v.span, "'" + v.text + "' is not an element of " + t.str() + " " + what);
+        if (negative) d = -d;
+        if (t.bits == 32) {
+          float f = static_cast<float>(d);
+          if (std::isinf(f) && !std::isinf(d)) ts.fail(v.span, "'" + v.text + "' is out of range for f32");
+          uint32_t b;
+          std::memcpy(&b, &f, 4);
+          put(b);
+        } else {
+          uint64_t b;
+          std::memcpy(&b, &d, 8);
+          put(b);
+        }
+        continue;
+      }
+      uint64_t magnitude = 0;
+      if (v.kind == Tok::Int) magnitude = v.int_value;
+      else if (t.is_bool() && (v.text == "true" || v.text == "false") && !negative) magnitude = v.text == "true";
+      else ts.fail(v.span, "'" + v.text + "' is not an element of " + t.str() + " " + what);
+      if (t.is_bool() ? (negative && magnitude) || magnitude > 1 : !t.fits(magnitude, negative))
+        ts.fail(v.span, std::string(negative ? "-" : "") + v.text + " does not fit " + t.str() + " (" + what + ")");
+      put(negative ? uint64_t(0) - magnitude : magnitude);
+    } while (ts.accept(Tok::Comma));
+  }
+  Span close = ts.expect(Tok::RBracket, "',' or ']'").span;
+  if (seen != count)
+    ts.fail(seen ? close : open, what + " has " + plural(seen, "element", "elements") + ", but its shape holds " +
+                                     std::to_string(count));
+  return out;
 }
 
 // ---------------------------------------------------------------- sizes

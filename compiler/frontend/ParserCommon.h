@@ -236,6 +236,12 @@ class Elaborator {
 
 std::string plural(size_t n, const char* one, const char* many);
 
+// The elements of a constant tensor after its `=`: `[1.5, -2, 3]` (format_constant_values'
+// form: numbers with an optional '-', `inf`, `nan`, and for bool also `true` and `false`),
+// exactly `count` of them, as little-endian bytes. Reports a value that does not fit the
+// dtype, a float for an integer dtype, or a wrong count (naming `what`), and throws Abort.
+std::vector<uint8_t> parse_constant_values(TokenStream& ts, DataType t, uint64_t count, const std::string& what);
+
 // Size limits: the runtime's allocation size and loop bounds are i32, so every tensor or
 // buffer has at most kMaxSize bytes (hence, no element being smaller than a byte, at most as
 // many elements), and every loop and reduction extent is at most kMaxSize.

@@ -11,6 +11,7 @@
 
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/ParserCommon.h"
+#include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 
 namespace dspc {
@@ -72,6 +73,11 @@ class TirParser {
       scopes_ = Scopes{};
       nesting_ = 0;
       try {
+        if (ts_.at_word("constant")) {
+          m.constants.push_back(constant());
+          continue;
+        }
+        if (!m.constants.empty()) ts_.fail_expected("'constant' (constants follow every function)");
         if (ts_.at_word("packed_func")) {
           m.packed.push_back(packed_func());
           for (size_t i = 0; i + 1 < m.packed.size(); ++i)
@@ -88,7 +94,8 @@ class TirParser {
       } catch (const Abort&) {
         if (!ts_.at(Tok::End)) ts_.next();
         while (!ts_.at(Tok::End) &&
-               !((ts_.at_word("prim_func") || ts_.at_word("packed_func")) && ts_.peek().line_start))
+               !((ts_.at_word("prim_func") || ts_.at_word("packed_func") || ts_.at_word("constant")) &&
+                 ts_.peek().line_start))
           ts_.next();
       }
     }
@@ -111,6 +118,13 @@ class TirParser {
       ErrorLog* log = nullptr;
       void visit_Call(const Call* op) override {
         IRVisitor::visit_Call(op);
+        if (op->call_kind == CallKind::Intrinsic && op->name == kConstantData) {
+          const IntImm* k = op->args.empty() ? nullptr : as_int(op->args[0]);
+          if (!k || k->value < 0 || static_cast<size_t>(k->value) >= m->constants.size())
+            log->error(op->span, "constant_data(...) takes the index of one of the module's " +
+                                     std::to_string(m->constants.size()) + " constants, as an integer literal");
+          return;
+        }
         if (op->call_kind != CallKind::Func) return;
         auto f = std::find_if(m->funcs.begin(), m->funcs.end(), [&](const PrimFunc& g) { return g.name == op->name; });
         if (f == m->funcs.end()) {
@@ -251,6 +265,36 @@ class TirParser {
 
   // `NAME: DT` as a scalar parameter (of a packed entry, or a function's context) of the dtype
   // it must have.
+  // constant NAME: DTYPE[EXTENTS] = [ELEMENTS]
+  ModuleConstant constant() {
+    ts_.next();
+    ModuleConstant c;
+    const Token& name = ts_.expect(Tok::Ident, "constant name");
+    c.name = name.text;
+    ts_.expect(Tok::Colon);
+    const Token& dt = ts_.expect(Tok::Ident, "dtype");
+    std::optional<DataType> t = DataType::parse(dt.text);
+    if (!t || t->is_handle() || t->is_vector() || dt.text == "f16") ts_.fail(dt.span, "unknown dtype '" + dt.text + "'");
+    c.dtype = *t;
+    ts_.expect(Tok::LBracket);
+    std::vector<uint64_t> extents;
+    do {
+      const Token& e = ts_.peek();
+      if (e.kind != Tok::Int || e.suffix || e.int_value == 0 || e.int_value > kMaxSize)
+        ts_.fail_expected("a positive extent");
+      ts_.next();
+      extents.push_back(e.int_value);
+      c.shape.push_back(static_cast<int64_t>(e.int_value));
+    } while (ts_.accept(Tok::Comma));
+    ts_.expect(Tok::RBracket);
+    uint64_t count = element_count(extents);
+    if (auto m = size_error("constant '" + c.name + "'", count, c.dtype)) ts_.fail(name.span, *m);
+    ts_.expect(Tok::Assign, "'=' and the constant's elements");
+    c.data = std::make_shared<const std::vector<uint8_t>>(
+        parse_constant_values(ts_, c.dtype, count, "constant '" + c.name + "'"));
+    return c;
+  }
+
   VarRef scalar_param(DataType want, const char* what = "this packed_func parameter") {
     const Token& name = ts_.expect(Tok::Ident, "parameter name");
     ts_.expect(Tok::Colon);

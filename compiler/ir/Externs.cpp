@@ -42,6 +42,8 @@ const std::vector<IntrinsicFunction>& intrinsic_functions() {
       // No memory access moves across it, and none shares a Hexagon packet with one on the
       // other side: plan-vtcm puts it where a buffer starts in bytes an earlier one used. 0.
       {kMemoryBarrier, {kI32, {}}, true},
+      // The address of the module's read-only constant tensor INDEX (a graph's `const`).
+      {kConstantData, {kHandle, {kI32}}, false},
       // The checked packed entry's vocabulary (make-packed-api; only inside a packed_func).
       {kArgData, {kHandle, {kHandle, kI32}}, false},
       {kArgShape, {kHandle, {kHandle, kI32}}, false},

@@ -31,6 +31,8 @@ inline constexpr const char* kThrowLastError = "throw_last_error";
 inline constexpr const char* kHandleAdd = "handle_add";
 inline constexpr const char* kPrefetch = "prefetch";
 inline constexpr const char* kMemoryBarrier = "memory_barrier";
+// constant_data(INDEX): the address of the module's constant INDEX (Module::constants).
+inline constexpr const char* kConstantData = "constant_data";
 
 // The checked packed entry (make-packed-api). The arg_* intrinsics read field `i` of
 // args[i] (a dspc_arg array); arg_extent reads shape[d] of argument i.

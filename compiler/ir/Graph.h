@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,14 @@ struct GraphTensor {
   DataType dtype;
   std::vector<int64_t> shape;
   Span span;          // where it is defined (a graph parameter or the name a call assigns)
-  int producer = -1;  // the node that computes it; -1 for a graph input
+  int producer = -1;  // the node that computes it; -1 for a graph input or a constant
   int output = 0;     // which result of the producer
+  // A constant tensor (`const w: f32[2] = [...]` in a graph): its elements, little-endian
+  // (bool: a byte each), num_bytes() of them. Null for every other tensor. A constant is
+  // compiled into the module as read-only data and passed to the kernels that read it.
+  std::shared_ptr<const std::vector<uint8_t>> constant;
   int64_t num_bytes() const;
+  bool is_constant() const { return constant != nullptr; }
 };
 
 struct GraphNode {

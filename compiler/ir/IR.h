@@ -414,6 +414,16 @@ struct PackedFunc {
   Span span;
 };
 
+// A constant tensor of a module (a graph's `const`), emitted as read-only data aligned to the
+// target's allocation alignment. Functions reach it by `constant_data(INDEX)`, INDEX its place
+// in Module::constants. TIR prints it after the functions: `constant w: f32[2] = [1.5, -2]`.
+struct ModuleConstant {
+  std::string name;
+  DataType dtype;
+  std::vector<int64_t> shape;
+  std::shared_ptr<const std::vector<uint8_t>> data;  // little-endian elements
+};
+
 // In an inline namespace so that its mangled name differs from the host runtime's dspc::Module
 // (<dspc/host.h>): dspc links both, and an out-of-line copy of one's implicit destructor would
 // otherwise be taken for the other's.
@@ -424,6 +434,7 @@ struct Module {
   // After group-device-calls: each graph's order and steps; its device groups are functions
   // in `funcs`.
   std::vector<GraphPlan> graph_plans;
+  std::vector<ModuleConstant> constants;
 };
 }  // namespace tir
 

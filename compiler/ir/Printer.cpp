@@ -2,6 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+
+#include <cmath>
+#include <cstdio>
 
 namespace dspc {
 
@@ -238,7 +242,46 @@ std::string print_module(const Module& m) {
   std::string s;
   for (size_t i = 0; i < m.funcs.size(); ++i) s += (i ? "\n" : "") + print_func(m.funcs[i]);
   for (const PackedFunc& f : m.packed) s += (s.empty() ? "" : "\n") + print_packed_func(f);
+  for (const ModuleConstant& c : m.constants) s += (s.empty() ? "" : "\n") + print_constant(c);
   return s;
+}
+
+std::string format_constant_values(DataType t, const std::vector<uint8_t>& bytes) {
+  std::string s = "[";
+  size_t n = static_cast<size_t>(t.bytes());
+  char buf[40];
+  for (size_t i = 0; i + n <= bytes.size(); i += n) {
+    if (i) s += ", ";
+    uint64_t bits = 0;
+    for (size_t k = 0; k < n; ++k) bits |= uint64_t(bytes[i + k]) << (8 * k);
+    if (t.is_float()) {
+      double v;
+      if (t.bits == 32) {
+        float f;
+        uint32_t b32 = static_cast<uint32_t>(bits);
+        std::memcpy(&f, &b32, 4);
+        v = f;
+      } else {
+        std::memcpy(&v, &bits, 8);
+      }
+      if (std::isnan(v)) s += "nan";
+      else if (std::isinf(v)) s += v < 0 ? "-inf" : "inf";
+      else {
+        std::snprintf(buf, sizeof buf, t.bits == 32 ? "%.9g" : "%.17g", v);
+        s += buf;
+      }
+    } else if (t.is_int()) {
+      s += std::to_string(wrap_to(t, static_cast<int64_t>(bits)));
+    } else {
+      s += std::to_string(bits);  // unsigned and bool
+    }
+  }
+  return s + "]";
+}
+
+std::string print_constant(const ModuleConstant& c) {
+  return "constant " + c.name + ": " + c.dtype.str() + shape_str(c.shape) + " = " +
+         format_constant_values(c.dtype, *c.data) + "\n";
 }
 
 }  // namespace dspc

@@ -37,5 +37,11 @@ std::string print_stmt(const Stmt& s, int indent = 0);
 std::string print_func(const PrimFunc& f);
 std::string print_packed_func(const PackedFunc& f);
 std::string print_module(const Module& m);
+// A constant tensor's elements as .dsp graphs and TIR write them: "[1.5, -2, 3]". Floats have
+// 9 significant digits in f32 and 17 in f64, so they read back exactly; infinities and NaN
+// are `inf`, `-inf` and `nan`, bool elements 0 and 1. `bytes` holds the little-endian elements.
+std::string format_constant_values(DataType t, const std::vector<uint8_t>& bytes);
+// `constant NAME: DTYPE[EXTENTS] = [...]`, a module constant as TIR prints it.
+std::string print_constant(const ModuleConstant& c);
 
 }  // namespace dspc
