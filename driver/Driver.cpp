@@ -177,13 +177,14 @@ class OptionTable : public llvm::opt::GenericOptTable {
 };
 
 const char* kUsage =
-    "dspc [options] FILE                compile a .dsp (or TIR) file\n"
+    "dspc [options] FILE                compile a .dsp (or TIR) file, or an .onnx model\n"
     "       dspc run [options] FILE            compile, link, run on the simulator (or host) and show results\n"
     "       dspc [options] SOURCE.c... KERNELS.dsp... [-o PROGRAM]\n"
     "                                          compile C/C++ sources (with Clang, in-process) and\n"
     "                                          kernels, and link a program; 'dspc run' runs it";
 const char* kUsageFoot = R"(
-Input is a .dsp file, or TIR as printed by --emit=tir; FILE '-' reads standard input. .c files
+Input is a .dsp file, TIR as printed by --emit=tir, or an ONNX model (FILE.onnx, imported as a
+.dsp graph of op-library calls: docs/onnx.md); FILE '-' reads standard input. .c files
 are C, .cc/.cpp/.cxx files C++. @FILE reads more arguments from FILE (a response file).
 )";
 
@@ -276,6 +277,16 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
       case OPT_list_targets:
         for (const auto& t : target_names()) std::cout << t << "\n";
         return 0;
+      case OPT_list_onnx_ops:
+        std::cout << onnx_supported_ops();
+        return 0;
+      case OPT_input_shape:
+      case OPT_input_layout_eq:
+      case OPT_output_layout_eq: {
+        std::string error;
+        if (!parse_onnx_option(name, v, o, error)) return usage_error(error);
+        break;
+      }
       case OPT_print_after_all: o.lower.print_after_all = true; break;
       case OPT_verify_each: o.lower.verify_each = true; break;
       case OPT_time_passes: o.time_passes = true; break;
@@ -314,8 +325,8 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
         if (v.empty()) return empty();
         compile_only.push_back(name);
         if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "so" && v != "header" &&
-            v != "json" && v != "graph-json")
-          return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header, json, graph-json)");
+            v != "json" && v != "graph-json" && v != "dsp")
+          return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header, json, graph-json, dsp)");
         o.emit = v;
         emit_given = true;
         break;
@@ -459,6 +470,8 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
   if (o.run && !compile_only.empty())
     return usage_error(compile_only[0] + " does not go with 'dspc run' (save results with --output NAME=FILE.npy)");
   if (o.json_max_values_given && !o.json) return usage_error("--json-max-values needs --json");
+  if (o.onnx_options_given && !is_onnx_path(o.input))
+    return usage_error("--input-shape, --input-layout and --output-layout go with an .onnx model, not '" + o.input + "'");
   return -1;
 }
 
@@ -557,7 +570,7 @@ CodegenOptions codegen_options(const DriverOptions& o) {
 
 // Compiles and writes the requested emit kind. Shared by the compile path and `run`.
 std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag) {
-  if (!read_source(o.input, source)) return std::nullopt;
+  if (!(is_onnx_path(o.input) ? read_onnx_source(o, source) : read_source(o.input, source))) return std::nullopt;
   LowerOptions lo = o.lower;
   lo.trace = &std::cout;
   return compile_source(source, lo, diag, o.instances, o.import_dirs, o.func);
@@ -685,6 +698,7 @@ int compile_outputs(const DriverOptions& o, const std::string& out, std::vector<
   if (!c) return failure_status(diag);
 
   if (o.emit == "tir") return write_output(out, print_module(c->module)) ? 0 : 1;
+  if (o.emit == "dsp") return write_output(out, source.text) ? 0 : 1;
   if (o.emit == "header") return write_output(out, emit_c_header(c->module)) ? 0 : 1;
   if (o.emit == "graph-json") {
     if (!c->program || c->program->graphs.empty()) return usage_error("--emit=graph-json needs a .dsp file with a graph");
@@ -712,7 +726,7 @@ int compile_outputs(const DriverOptions& o, const std::string& out, std::vector<
 
 int compile_command(const DriverOptions& o) {
   bool text = o.emit == "tir" || o.emit == "llvm" || o.emit == "asm" || o.emit == "header" || o.emit == "json" ||
-              o.emit == "graph-json";
+              o.emit == "graph-json" || o.emit == "dsp";
   std::string out = o.output;
   if (out.empty() && !o.c_sources.empty()) out = program_default_output(o);
   if (out.empty()) out = text ? "-" : stem_of(o.input) + (o.emit == "exe" ? ".elf" : o.emit == "so" ? ".so" : ".o");

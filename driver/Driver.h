@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/onnx/OnnxImport.h"
 #include "driver/Compile.h"
 #include "passes/support/PassOptions.h"
 
@@ -48,6 +49,8 @@ struct DriverOptions {
   bool json_max_values_given = false;
   int repeat = 1;  // --repeat: a graph's inferences (timed together)
   bool lazy_calls = false;  // --lazy-calls: a graph's device calls go through the lazy call queue
+  OnnxImportOptions onnx;   // --input-shape, --input-layout, --output-layout
+  bool onnx_options_given = false;
 };
 
 // Exit codes: 0 success, 1 a user error (bad input, options or data), 2 an internal error (a
@@ -77,7 +80,12 @@ std::string program_default_output(const DriverOptions& o);
 inline constexpr size_t kMaxSourceBytes = size_t(64) << 20;
 // Reads FILE, or standard input for "-"; reports an unreadable or oversized file on stderr.
 bool read_source(const std::string& path, SourceFile& out);
-// Reads and lowers o.input, printing traced TIR to stdout.
+// An .onnx input (DriverOnnx.cpp): reads o.input and imports it as a .dsp program into `out`
+// (its path: the model's with ".dsp" added). Reports a bad model on stderr.
+bool read_onnx_source(const DriverOptions& o, SourceFile& out);
+// --input-shape NAME=1x3x224x224, --input-layout and --output-layout; false with `error` set.
+bool parse_onnx_option(const std::string& option, const std::string& value, DriverOptions& o, std::string& error);
+// Reads and lowers o.input (an .onnx model through read_onnx_source), printing traced TIR to stdout.
 std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag);
 // Wall times of emit_executable and emit_shared, for `dspc run --json`.
 struct EmitTimings {

@@ -26,11 +26,12 @@ class F<string name, OptionGroup group, string help> : Flag<["--"], name>, Group
 // ---- compile options
 defm target : Eq<"target", "T", grp_compile, "@TARGETS@">;
 defm emit : Eq<"emit", "KIND", grp_compile,
-  "tir, llvm, asm, obj, exe, so, header, json or graph-json (default obj;\n"
+  "tir, llvm, asm, obj, exe, so, header, json, graph-json or dsp (default obj;\n"
   "exe, the only kind, with C/C++ sources). json describes the module:\n"
   "functions, parameters, results, VTCM bytes, the passes in order, code\n"
   "size; graph-json the file's graphs, as TVM's graph JSON with\n"
-  "placements and device groups">;
+  "placements and device groups; dsp the .dsp program dspc compiles (for\n"
+  "an .onnx model, the imported graph)">;
 def c : Flag<["-"], "c">, Alias<emit_eq>, AliasArgs<["obj"]>, Group<grp_compile>,
   HelpText<"the same as --emit=obj">;
 def S : Flag<["-"], "S">, Alias<emit_eq>, AliasArgs<["asm"]>, Group<grp_compile>,
@@ -85,12 +86,21 @@ defm inject_internal_error : Eq<"inject-internal-error", "PASS[:KIND]", grp_comp
   "(the default), make or invalid-tir; codegen:crash and codegen:fatal\n"
   "crash LLVM's code generation (a SIGSEGV, a fatal LLVM error)">;
 
+defm input_shape : Sep<"input-shape", "NAME=1x3x224x224", grp_compile,
+  "an ONNX model's input NAME has this shape (for an input whose shape is\n"
+  "not fixed in the model; repeatable)">;
+defm input_layout : Eq<"input-layout", "L", grp_compile,
+  "nchw (default) or nhwc: the layout of an ONNX model's 4-D inputs">;
+defm output_layout : Eq<"output-layout", "L", grp_compile,
+  "nchw (default) or nhwc: the layout of an ONNX model's 4-D results">;
 // ---- general
 def help : F<"help", grp_general, "print this help">;
 def h : Flag<["-"], "h">, Alias<help>, Group<grp_general>;
 def version : F<"version", grp_general, "print dspc's version and the LLVM version it is built on">;
 def list_passes : F<"list-passes", grp_general, "list the passes in pipeline order">;
 def list_targets : F<"list-targets", grp_general, "list the targets">;
+def list_onnx_ops : F<"list-onnx-ops", grp_general,
+  "list the ONNX operators dspc imports, with the opsets they cover">;
 
 // ---- run options
 defm func : Eq<"func", "NAME", grp_run, "the function to run (needed when FILE has several);\n"

@@ -1,0 +1,388 @@
+// The ONNX importer (OnnxImport.h).
+//
+// 1. Parse the ModelProto, run onnx's checker, fix the inputs' shapes (--input-shape) and run
+//    onnx's shape inference.
+// 2. Read the graph's values: inputs (an input with an initializer of the same name is that
+//    constant), initializers, and the types shape inference gives every node output.
+// 3. Walk the nodes in order (ONNX keeps them sorted). Each supported op becomes calls of the
+//    op library's funcs (OnnxOps.cpp) at its shapes; constant-only nodes are folded at compile time;
+//    each value remembers its layout (NCHW or NHWC for 4-D tensors), so layout conversions happen
+//    only where an op needs the other order.
+// 4. Print the program: `import`s, then `graph NAME(inputs) -> (results) { consts; calls }`.
+#include "compiler/onnx/OnnxImport.h"
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+// onnx/checker.h's macro would rename dspc's fail_check (compiler/ir/Check.h).
+#undef fail_check
+
+#include <algorithm>
+#include <exception>
+
+#include "compiler/onnx/OnnxModel.h"
+
+namespace dspc {
+
+bool is_onnx_path(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+}
+
+namespace onnx_import {
+
+namespace {
+
+DataType onnx_dtype(int32_t t, bool& ok) {
+  ok = true;
+  switch (t) {
+    case onnx::TensorProto::FLOAT: return DataType::f32();
+    case onnx::TensorProto::DOUBLE: return DataType::f64();
+    case onnx::TensorProto::INT8: return DataType::i8();
+    case onnx::TensorProto::INT16: return DataType::i16();
+    case onnx::TensorProto::INT32: return DataType::i32();
+    case onnx::TensorProto::INT64: return DataType::i64();
+    case onnx::TensorProto::UINT8: return DataType::u8();
+    case onnx::TensorProto::UINT16: return DataType::u16();
+    case onnx::TensorProto::UINT32: return DataType::u32();
+    case onnx::TensorProto::UINT64: return DataType::u64();
+    case onnx::TensorProto::BOOL: return DataType::boolean();
+    default: ok = false; return DataType::f32();
+  }
+}
+
+std::string onnx_dtype_name(int32_t t) {
+  const google::protobuf::EnumDescriptor* d = onnx::TensorProto_DataType_descriptor();
+  const google::protobuf::EnumValueDescriptor* v = d->FindValueByNumber(t);
+  return v ? v->name() : "type " + std::to_string(t);
+}
+
+}  // namespace
+
+DataType tensor_dtype(int32_t t, const std::string& what) {
+  bool ok = false;
+  DataType d = onnx_dtype(t, ok);
+  if (!ok) throw ImportError(what + " has element type " + onnx_dtype_name(t) + ", which dspc does not support");
+  return d;
+}
+
+// An initializer's or a Constant's elements, little-endian, from raw_data or the typed field.
+std::shared_ptr<std::vector<uint8_t>> tensor_bytes(const onnx::TensorProto& t, DataType dt,
+                                                   const std::vector<int64_t>& shape, const std::string& what) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    throw ImportError(what + " keeps its data in an external file, which dspc does not read");
+  int64_t count = 1;
+  for (int64_t e : shape) {
+    if (e <= 0) throw ImportError(what + " has an empty shape (extent " + std::to_string(e) + ")");
+    if (e > (int64_t(1) << 31) || count * e > (int64_t(1) << 31))
+      throw ImportError(what + " is too large: more than 2^31 elements");
+    count *= e;
+  }
+  size_t n = static_cast<size_t>(dt.bytes());
+  auto out = std::make_shared<std::vector<uint8_t>>();
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    if (raw.size() != static_cast<size_t>(count) * n)
+      throw ImportError(what + " has " + std::to_string(raw.size()) + " bytes of data, but its shape and type need " +
+                        std::to_string(static_cast<size_t>(count) * n));
+    out->assign(raw.begin(), raw.end());
+    return out;
+  }
+  out->resize(static_cast<size_t>(count) * n);
+  auto put = [&](size_t i, uint64_t bits) {
+    for (size_t k = 0; k < n; ++k) (*out)[i * n + k] = static_cast<uint8_t>(bits >> (8 * k));
+  };
+  auto check = [&](int have) {
+    if (have != count)
+      throw ImportError(what + " has " + std::to_string(have) + " elements, but its shape holds " +
+                        std::to_string(count));
+  };
+  switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      check(t.float_data_size());
+      for (int i = 0; i < t.float_data_size(); ++i) {
+        float f = t.float_data(i);
+        uint32_t b;
+        std::memcpy(&b, &f, 4);
+        put(static_cast<size_t>(i), b);
+      }
+      break;
+    case onnx::TensorProto::DOUBLE:
+      check(t.double_data_size());
+      for (int i = 0; i < t.double_data_size(); ++i) {
+        double d = t.double_data(i);
+        uint64_t b;
+        std::memcpy(&b, &d, 8);
+        put(static_cast<size_t>(i), b);
+      }
+      break;
+    case onnx::TensorProto::INT64:
+      check(t.int64_data_size());
+      for (int i = 0; i < t.int64_data_size(); ++i) put(static_cast<size_t>(i), static_cast<uint64_t>(t.int64_data(i)));
+      break;
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      check(t.uint64_data_size());
+      for (int i = 0; i < t.uint64_data_size(); ++i) put(static_cast<size_t>(i), t.uint64_data(i));
+      break;
+    default:  // int8, int16, int32, uint8, uint16, bool: int32_data
+      check(t.int32_data_size());
+      for (int i = 0; i < t.int32_data_size(); ++i)
+        put(static_cast<size_t>(i), static_cast<uint64_t>(static_cast<int64_t>(t.int32_data(i))));
+      break;
+  }
+  return out;
+}
+
+namespace {
+
+// A value's type from a ValueInfoProto: dtype and fixed shape, or why not.
+bool value_type(const onnx::ValueInfoProto& v, DataType& dt, std::vector<int64_t>& shape, std::string& why) {
+  if (!v.has_type() || !v.type().has_tensor_type()) {
+    why = "is not a tensor";
+    return false;
+  }
+  const auto& tt = v.type().tensor_type();
+  bool ok = false;
+  dt = onnx_dtype(tt.elem_type(), ok);
+  if (!ok) {
+    why = "has element type " + onnx_dtype_name(tt.elem_type()) + ", which dspc does not support";
+    return false;
+  }
+  if (!tt.has_shape()) {
+    why = "has no known shape";
+    return false;
+  }
+  shape.clear();
+  for (int d = 0; d < tt.shape().dim_size(); ++d) {
+    const auto& dim = tt.shape().dim(d);
+    if (!dim.has_dim_value() || dim.dim_value() <= 0) {
+      why = "has a dynamic or empty dimension " + std::to_string(d) +
+            (dim.has_dim_param() ? " ('" + dim.dim_param() + "')" : "");
+      return false;
+    }
+    shape.push_back(dim.dim_value());
+  }
+  return true;
+}
+
+std::string dims_text(const std::vector<int64_t>& shape) {
+  std::string s;
+  for (int64_t e : shape) s += (s.empty() ? "" : "x") + std::to_string(e);
+  return s.empty() ? "a scalar" : s;
+}
+
+}  // namespace
+
+bool Importer::run(const std::string& bytes, std::string& dsp) {
+  onnx::ModelProto model;
+  if (bytes.empty()) throw ImportError("the file is empty, not an ONNX model");
+  if (bytes.size() > (size_t(1) << 31) || !model.ParseFromString(bytes))
+    throw ImportError("cannot read the file as an ONNX model (truncated, corrupt, or not ONNX protobuf)");
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    throw ImportError(std::string("the ONNX checker rejects the model: ") + first_line(e.what()));
+  }
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset_ = static_cast<int>(o.version());
+  if (opset_ == 0) throw ImportError("the model imports no opset of the default ONNX domain");
+  onnx::GraphProto& g = *model.mutable_graph();
+
+  // Initializers, then the inputs that are not initializers (with --input-shape applied).
+  std::set<std::string> initialized;
+  for (const auto& t : g.initializer()) initialized.insert(t.name());
+  std::set<std::string> given;
+  for (auto& in : *g.mutable_input()) {
+    if (initialized.count(in.name())) continue;
+    auto it = options_.input_shapes.find(in.name());
+    if (it == options_.input_shapes.end()) continue;
+    given.insert(in.name());
+    auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+    shape->clear_dim();
+    for (int64_t e : it->second) shape->add_dim()->set_dim_value(e);
+  }
+  for (const auto& [name, shape] : options_.input_shapes)
+    if (!given.count(name)) {
+      std::string inputs;
+      for (const auto& in : g.input())
+        if (!initialized.count(in.name())) inputs += (inputs.empty() ? "'" : ", '") + in.name() + "'";
+      throw ImportError("--input-shape " + name + "=...: the model has no input '" + name + "' (its inputs: " +
+                        (inputs.empty() ? "none" : inputs) + ")");
+    }
+  try {
+    onnx::shape_inference::InferShapes(model);
+  } catch (const std::exception& e) {
+    throw ImportError(std::string("ONNX shape inference fails: ") + first_line(e.what()));
+  }
+
+  for (const auto& t : g.initializer()) {
+    std::string what = "initializer '" + t.name() + "'";
+    DataType dt = tensor_dtype(t.data_type(), what);
+    std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+    Val v;
+    v.dt = dt;
+    v.shape = shape;
+    v.data = tensor_bytes(t, dt, shape, what);
+    values_[t.name()] = std::move(v);
+  }
+  std::map<std::string, const onnx::ValueInfoProto*> infos;
+  for (const auto& v : g.value_info()) infos[v.name()] = &v;
+  for (const auto& v : g.output()) infos[v.name()] = &v;
+  for (const auto& in : g.input()) {
+    if (initialized.count(in.name())) continue;
+    Val v;
+    std::string why;
+    if (!value_type(in, v.dt, v.shape, why))
+      throw ImportError("graph input '" + in.name() + "' " + why +
+                        "; give its shape with --input-shape " + in.name() + "=1x3x224x224 (for example)");
+    declare_input(in.name(), v);
+  }
+  for (const auto& [name, info] : infos) {
+    Val v;
+    std::string why;
+    if (value_type(*info, v.dt, v.shape, why)) inferred_[name] = {v.dt, v.shape};
+  }
+
+  // The results' names first, so that no intermediate tensor takes one.
+  for (const auto& o : g.output()) output_tensor_[o.name()] = unique(identifier(o.name(), "y_"));
+  // Uses, for folding BatchNormalization into the Conv before it.
+  for (const auto& n : g.node())
+    for (const auto& i : n.input()) ++uses_[i];
+  for (const auto& o : g.output()) ++uses_[o.name()];
+
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    node_ = &n;
+    node_index_ = i;
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      throw ImportError(where() + "operator domain '" + comment_text(n.domain()) +
+                        "' is not supported (only the default ONNX domain is)");
+    // The location is added here: the node lives as long as the model, which is this function's.
+    try {
+      convert_node(n);
+    } catch (const ImportError& e) {
+      throw ImportError(where() + e.what());
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw ImportError(where() + "cannot convert it: " + e.what());
+    }
+  }
+  node_ = nullptr;
+
+  std::string name = identifier(g.name().empty() ? "model" : g.name(), "g_");
+  if (name.rfind("dspc", 0) == 0 || name.rfind("Dspc", 0) == 0 || name.rfind('_', 0) == 0 || name == "main")
+    name = "model_" + name;
+  for (const auto& o : g.output()) finish_output(o.name());
+  dsp = print(name);
+  return true;
+}
+
+void Importer::declare_input(const std::string& onnx_name, Val v) {
+  v.tensor = unique(identifier(onnx_name, "x_"));
+  bool four = v.shape.size() == 4;
+  v.nhwc = four && options_.input_layout == OnnxLayout::NHWC;
+  inputs_.push_back({v.tensor, v.dt, physical(v)});
+  input_names_.push_back(onnx_name);
+  values_[onnx_name] = std::move(v);
+}
+
+void Importer::finish_output(const std::string& onnx_name) {
+  auto it = values_.find(onnx_name);
+  if (it == values_.end()) throw ImportError("graph output '" + onnx_name + "' is computed by no node");
+  Val v = it->second;
+  bool want_nhwc = v.shape.size() == 4 && options_.output_layout == OnnxLayout::NHWC;
+  if (v.data) {
+    // A constant result: a copy of it, so that a call computes the result.
+    v.tensor = emit_const(v, want_nhwc);
+    v.nhwc = want_nhwc;
+    v.data = nullptr;
+  } else {
+    v = layout(v, want_nhwc);
+  }
+  std::string name = output_tensor_.at(onnx_name);
+  if (std::count(output_names_.begin(), output_names_.end(), onnx_name))
+    name = unique(identifier(onnx_name, "y_"));  // the same value twice among the results
+  // The result is the call that computes its tensor, renamed; a tensor that is already a graph
+  // input or result gets a copy.
+  Call* producer = nullptr;
+  for (Call& c : calls_)
+    for (std::string& out : c.outs)
+      if (out == v.tensor) producer = &c;
+  bool taken = !producer;
+  for (const Param& p : outputs_) taken |= p.name == v.tensor;
+  if (taken) {
+    std::vector<int64_t> shape = physical(v);
+    v.tensor = copy(v.tensor, v.dt, shape);
+    producer = &calls_.back();
+  }
+  rename(v.tensor, name);
+  outputs_.push_back({name, v.dt, physical(v)});
+  output_names_.push_back(onnx_name);
+}
+
+void Importer::rename(const std::string& from, const std::string& to) {
+  for (Call& c : calls_) {
+    for (std::string& o : c.outs)
+      if (o == from) o = to;
+    for (std::string& a : c.args)
+      if (a == from) a = to;
+  }
+  for (auto& [k, v] : values_)
+    if (v.tensor == from) v.tensor = to;
+}
+
+std::string Importer::print(const std::string& graph) const {
+  std::string s = "# Imported from " + path_ + " by dspc (opset " + std::to_string(opset_) + ").\n";
+  for (size_t i = 0; i < input_names_.size(); ++i)
+    if (input_names_[i] != inputs_[i].name)
+      s += "# ONNX input '" + comment_text(input_names_[i]) + "' is " + inputs_[i].name + ".\n";
+  for (size_t i = 0; i < output_names_.size(); ++i)
+    if (output_names_[i] != outputs_[i].name)
+      s += "# ONNX output '" + comment_text(output_names_[i]) + "' is " + outputs_[i].name + ".\n";
+  for (const std::string& lib : imports_) s += "import \"" + lib + "\"\n";
+  auto params = [](const std::vector<Param>& ps) {
+    std::string t;
+    for (const Param& p : ps) t += (t.empty() ? "" : ", ") + p.name + ": " + p.dt.str() + shape_text(p.shape);
+    return t;
+  };
+  s += "\ngraph " + graph + "(" + params(inputs_) + ") -> (" + params(outputs_) + ") {\n";
+  for (const Const& c : consts_)
+    s += "  const " + c.name + ": " + c.dt.str() + shape_text(c.shape) + " = " +
+         format_constant_values(c.dt, *c.data) + "\n";
+  for (const Call& c : calls_) {
+    std::string line = "  ";
+    for (size_t i = 0; i < c.outs.size(); ++i) line += (i ? ", " : "") + c.outs[i];
+    line += " = " + c.func;
+    if (!c.targs.empty()) {
+      line += "<";
+      for (size_t i = 0; i < c.targs.size(); ++i) line += (i ? ", " : "") + std::to_string(c.targs[i]);
+      line += ">";
+    }
+    line += "(";
+    for (size_t i = 0; i < c.args.size(); ++i) line += (i ? ", " : "") + c.args[i];
+    line += ")";
+    if (!c.comment.empty()) line += "  # " + c.comment;
+    s += line + "\n";
+  }
+  return s + "}\n";
+}
+
+}  // namespace onnx_import
+
+bool import_onnx(const std::string& bytes, const std::string& path, const OnnxImportOptions& options,
+                 std::string& dsp, std::string& error) {
+  onnx_import::Importer importer(path, options);
+  try {
+    return importer.run(bytes, dsp);
+  } catch (const onnx_import::ImportError& e) {
+    error = e.what();
+  } catch (const std::bad_alloc&) {
+    error = "out of memory while importing the model";
+  } catch (const std::exception& e) {
+    error = std::string("cannot import the model: ") + e.what();
+  }
+  return false;
+}
+
+}  // namespace dspc

@@ -1,0 +1,172 @@
+// The importer's state (internal to compiler/onnx/): the values of the ONNX graph as dspc
+// tensors with their layout, and the graph being written (inputs, constants, calls, results).
+// OnnxImport.cpp reads the model and prints the program; OnnxOps.cpp converts each operator.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/DataType.h"
+#include "compiler/ir/Printer.h"
+#include "compiler/onnx/OnnxImport.h"
+
+namespace onnx {
+class NodeProto;
+class TensorProto;
+class AttributeProto;
+}  // namespace onnx
+
+namespace dspc::onnx_import {
+
+// A user's error in the model; the importer adds where it is (the node).
+struct ImportError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One ONNX value. `shape` is ONNX's (logical) shape; a 4-D value with `nhwc` is stored as
+// [N, H, W, C]. A constant has `data` (logical row-major order) and no tensor until a call reads
+// it; any other value is the dspc tensor `tensor`.
+struct Val {
+  DataType dt;
+  std::vector<int64_t> shape;
+  bool nhwc = false;
+  std::string tensor;
+  std::shared_ptr<std::vector<uint8_t>> data;
+  std::string hint;  // a constant's name to print (its initializer's)
+  int conv = -1;  // the calls_ index of the conv2d that computes it (BatchNormalization folds into it)
+};
+
+struct Param {
+  std::string name;
+  DataType dt;
+  std::vector<int64_t> shape;
+};
+
+struct Const {
+  std::string name;
+  DataType dt;
+  std::vector<int64_t> shape;
+  std::shared_ptr<std::vector<uint8_t>> data;
+};
+
+struct Call {
+  std::vector<std::string> outs;
+  std::string func;
+  std::vector<int64_t> targs;
+  std::vector<std::string> args;
+  std::string comment;
+};
+
+DataType tensor_dtype(int32_t onnx_type, const std::string& what);
+std::shared_ptr<std::vector<uint8_t>> tensor_bytes(const onnx::TensorProto& t, DataType dt,
+                                                   const std::vector<int64_t>& shape, const std::string& what);
+
+// Element access on little-endian bytes, through double (floats and integers up to 2^53) or
+// int64 (integers, exactly).
+double get_f(DataType t, const std::vector<uint8_t>& b, size_t i);
+int64_t get_i(DataType t, const std::vector<uint8_t>& b, size_t i);
+void put_f(DataType t, std::vector<uint8_t>& b, size_t i, double v);
+void put_i(DataType t, std::vector<uint8_t>& b, size_t i, int64_t v);
+
+int64_t num_elements(const std::vector<int64_t>& shape);
+std::string shape_text(const std::vector<int64_t>& shape);  // "[1, 3]"
+std::string first_line(const std::string& s);
+std::string comment_text(const std::string& s);  // printable, one line
+// A .dsp identifier for an ONNX name (letters, digits and '_'; `prefix` when it starts with a digit).
+std::string identifier(const std::string& name, const std::string& prefix);
+
+class Importer {
+ public:
+  Importer(std::string path, const OnnxImportOptions& options) : path_(std::move(path)), options_(options) {}
+  bool run(const std::string& bytes, std::string& dsp);
+  // "node 3 'conv1' (Conv, opset 13): " while a node is converted, else "".
+  std::string where() const;
+
+ private:
+  // OnnxOps.cpp
+  void convert_node(const onnx::NodeProto& n);
+  void elementwise(const std::string& op);
+  void unary(const std::string& op);
+  void clip();
+  void cast();
+  void conv();
+  void batch_norm();
+  void pool(bool max);
+  void global_pool(bool max);
+  void reduce(const std::string& op);
+  void softmax(bool log);
+  void matmul();
+  void gemm();
+  void reshape_like(const std::string& op);
+  void transpose();
+  void concat();
+  void slice();
+  void gather();
+  void pad();
+  void constant();
+
+  // Attributes and inputs of the current node.
+  const onnx::AttributeProto* attr(const char* name) const;
+  int64_t attr_int(const char* name, int64_t def) const;
+  float attr_float(const char* name, float def) const;
+  std::vector<int64_t> attr_ints(const char* name, std::vector<int64_t> def = {}) const;
+  std::string attr_string(const char* name, const std::string& def) const;
+  size_t num_inputs() const;
+  bool has_input(size_t i) const;
+  Val& input(size_t i);
+  Val& const_input(size_t i, const char* what);
+  std::vector<int64_t> const_ints(size_t i, const char* what);
+  void set_output(size_t i, Val v);
+  void unsupported_attr(const std::string& text);
+  [[noreturn]] void fail(const std::string& message) const;
+  void need_dtype(const Val& v, const std::vector<DataType>& ok, const char* what);
+
+  // Building the graph.
+  std::string unique(const std::string& base);
+  std::string emit_const(const Val& v, bool nhwc);  // a const tensor holding v in that layout
+  std::string emit_const(DataType dt, const std::vector<int64_t>& shape, std::shared_ptr<std::vector<uint8_t>> data,
+                         const std::string& base);
+  std::string call(const std::string& lib, const std::string& func, std::vector<int64_t> targs,
+                   std::vector<std::string> args, DataType dt, const std::vector<int64_t>& out_shape);
+  std::string tensor_of(const Val& v);  // its tensor in its own layout (a const for a constant)
+  Val binary(const std::string& op, Val a, Val b);
+  Val layout(const Val& v, bool nhwc);  // the value in that layout (a transpose call when needed)
+  Val reshape(const Val& v, const std::vector<int64_t>& shape);  // logical reshape, identity layout
+  std::string copy(const std::string& tensor, DataType dt, const std::vector<int64_t>& shape);
+  static std::vector<int64_t> physical(const Val& v);
+  void declare_input(const std::string& onnx_name, Val v);
+  void finish_output(const std::string& onnx_name);
+  void rename(const std::string& from, const std::string& to);
+  std::string print(const std::string& graph) const;
+
+  std::string path_;
+  const OnnxImportOptions& options_;
+  int opset_ = 0;
+  const onnx::NodeProto* node_ = nullptr;
+  int node_index_ = 0;
+  std::map<std::string, Val> values_;
+  std::map<std::string, std::pair<DataType, std::vector<int64_t>>> inferred_;
+  std::map<std::string, int> uses_;
+  std::set<std::string> names_;
+  std::set<std::string> imports_;
+  std::map<std::string, std::string> converted_;  // tensor + layout -> converted tensor
+  std::vector<Param> inputs_, outputs_;
+  std::vector<std::string> input_names_, output_names_;
+  std::map<std::string, std::string> output_tensor_;  // each graph result's tensor name
+  std::vector<Const> consts_;
+  std::vector<Call> calls_;
+  // Emitted constants by data and layout (holding the data, so that its address stays its own).
+  std::map<std::pair<const void*, bool>, std::pair<std::string, std::shared_ptr<std::vector<uint8_t>>>> const_names_;
+  struct ConvConsts {
+    size_t weights, bias;  // consts_ indices, the conv's own
+  };
+  std::map<int, ConvConsts> conv_consts_;  // by calls_ index
+};
+
+}  // namespace dspc::onnx_import

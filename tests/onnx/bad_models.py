@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Bad ONNX models get a located error and exit code 1, never a crash (docs/onnx.md, "Errors").
+
+  bad_models.py --dspc build/dspc --work-dir DIR
+
+Each case writes a model (built with onnx.helper, or broken bytes) and runs `dspc MODEL
+--emit=dsp`; the exit code must be 1 and standard error must hold `MODEL: error: ` and the
+case's expected text. A crash, a hang (60 s), an internal error or a silent success fails it.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import onnx
+from onnx import TensorProto, helper
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def good():
+    return model([helper.make_node("Relu", ["x"], ["y"], name="r")], [f32("x", [1, 4])], [f32("y", [1, 4])])
+
+
+def cases():
+    ok = good().SerializeToString()
+    yield "empty", b"", [], "the file is empty"
+    yield "truncated", ok[: len(ok) // 2], [], "cannot read the file as an ONNX model"
+    yield "garbage", bytes(range(256)) * 4, [], "cannot read the file as an ONNX model"
+    # The checker: a node reads a value nothing defines.
+    m = model([helper.make_node("Relu", ["nowhere"], ["y"], name="r")], [f32("x", [1, 4])], [f32("y", [1, 4])])
+    yield "checker", m, [], "the ONNX checker rejects the model"
+    # A dynamic dimension without --input-shape, then a wrong --input-shape.
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="r")], [f32("x", ["N", 4])], [f32("y", ["N", 4])])
+    yield "dynamic", m, [], "graph input 'x' has a dynamic or empty dimension 0 ('N'); give its shape with --input-shape"
+    yield "shape-unknown-input", m, ["--input-shape", "nope=1x4"], "--input-shape nope=...: the model has no input 'nope'"
+    m = model([helper.make_node("Erf", ["x"], ["y"], name="erf1")], [f32("x", [1, 4])], [f32("y", [1, 4])])
+    yield "unsupported-op", m, [], "node 0 'erf1' (Erf, opset 13): operator 'Erf' is not supported; dspc supports Add,"
+    m = model([helper.make_node("Pad", ["x", "p"], ["y"], name="pad1", mode="reflect")], [f32("x", [1, 4])],
+              [f32("y", [1, 6])], [helper.make_tensor("p", TensorProto.INT64, [4], [0, 1, 0, 1])])
+    yield "unsupported-attr", m, [], "node 0 'pad1' (Pad, opset 13): mode 'reflect' is not supported"
+    m = model([helper.make_node("MaxPool", ["x"], ["y", "i"], name="mp", kernel_shape=[2, 2])], [f32("x", [1, 1, 4, 4])],
+              [f32("y", [1, 1, 3, 3]), helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 3, 3])])
+    yield "unsupported-output", m, [], "node 0 'mp' (MaxPool, opset 13): MaxPool's Indices output is not supported"
+    m = model([helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")],
+              [f32("x", [2, 2]), helper.make_tensor_value_info("s", TensorProto.INT64, [1])], [f32("y", [4])])
+    yield "dynamic-shape-input", m, [], "node 0 'rs' (Reshape, opset 13): input 1 (shape, 's') must be a constant"
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="r")],
+              [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [4])],
+              [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [4])])
+    yield "float16", m, [], "graph input 'x' has element type FLOAT16, which dspc does not support"
+    m = model([helper.make_node("Conv", ["x", "w"], ["y"], name="c1d")], [f32("x", [1, 1, 8]), f32("w", [1, 1, 3])],
+              [f32("y", [1, 1, 6])])
+    yield "conv1d", m, [], "node 0 'c1d' (Conv, opset 13): only 2-D convolutions (4-D inputs) are supported"
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="r", domain="com.example")], [f32("x", [4])], [f32("y", [4])])
+    m.opset_import.append(helper.make_opsetid("com.example", 1))
+    yield "domain", m, [], "operator domain 'com.example' is not supported"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dspc", required=True)
+    ap.add_argument("--work-dir", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.work_dir, exist_ok=True)
+    failures = 0
+    count = 0
+    for name, m, extra, want in cases():
+        count += 1
+        path = os.path.join(args.work_dir, name + ".onnx")
+        with open(path, "wb") as f:
+            f.write(m if isinstance(m, bytes) else m.SerializeToString())
+        try:
+            r = subprocess.run([args.dspc, path, "--emit=dsp"] + extra, capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            print("FAIL %s: no answer in 60 s" % name)
+            failures += 1
+            continue
+        prefix = path + ": error: "
+        if r.returncode != 1 or prefix not in r.stderr or want not in r.stderr or "internal error" in r.stderr:
+            print("FAIL %s: exit %d, stderr:\n%s\n  (wanted '%s%s')" % (name, r.returncode, r.stderr, prefix, want))
+            failures += 1
+    # With the shape given, the dynamic model compiles.
+    path = os.path.join(args.work_dir, "dynamic.onnx")
+    r = subprocess.run([args.dspc, path, "--emit=dsp", "--input-shape", "x=3x4"], capture_output=True, text=True,
+                       timeout=60)
+    if r.returncode != 0 or "x: f32[3, 4]" not in r.stdout:
+        print("FAIL dynamic with --input-shape x=3x4: exit %d\n%s" % (r.returncode, r.stderr))
+        failures += 1
+    print("%d of %d bad models refused as expected" % (count + 1 - failures, count + 1))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
