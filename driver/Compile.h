@@ -8,6 +8,7 @@
 #include "compiler/ir/Diagnostics.h"
 #include "compiler/frontend/Parser.h"
 #include "compiler/ir/IR.h"
+#include "compiler/onnx/OnnxImport.h"
 #include "passes/support/PassOptions.h"
 
 namespace dspc {
@@ -33,6 +34,15 @@ std::optional<Compilation> compile_source(const SourceFile& source, const LowerO
                                           Diagnostics& diag, const std::vector<FuncInstance>& instances = {},
                                           const std::vector<std::string>& import_dirs = {},
                                           const std::string& wanted = "");
+
+// An ONNX model (docs/onnx.md): reads the file at `path`, imports it (compiler/onnx/) as a .dsp
+// program, which it leaves in `imported` (diagnostics point into it, so keep it while `diag`
+// is used), and compiles that as compile_source does, with `import_dirs` and then the op library
+// (library_dir()) to find the importer's funcs. A bad model is an error through `diag` (at the
+// model's path); returns nullopt after any error.
+std::optional<Compilation> compile_model(const std::string& path, const OnnxImportOptions& onnx,
+                                         const LowerOptions& options, Diagnostics& diag, SourceFile& imported,
+                                         std::vector<std::string> import_dirs = {});
 
 // The op library that comes with dspc (`import "nn"`; README "The op library"), from the
 // path of the running program: schedules/ beside it in a build tree (a folder with a

@@ -61,38 +61,68 @@ bool parse_onnx_option(const std::string& option, const std::string& value, Driv
   return true;
 }
 
-bool read_onnx_source(const DriverOptions& o, SourceFile& out) {
-  out.path = o.input + ".dsp";
+namespace {
+
+// Reads the model at `path` and imports it into `out`; false with the message (which names
+// the file) in `error`.
+bool import_model(const std::string& path, const OnnxImportOptions& onnx, SourceFile& out, std::string& error) {
+  out.path = path + ".dsp";
   struct stat st;
-  if (stat(o.input.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    std::cerr << "dspc: error: cannot read '" << o.input << "': it is a directory\n";
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    error = "dspc: error: cannot read '" + path + "': it is a directory";
     return false;
   }
-  std::ifstream f(o.input, std::ios::binary);
+  std::ifstream f(path, std::ios::binary);
   if (!f) {
-    std::cerr << "dspc: error: cannot open '" << o.input << "': " << std::strerror(errno) << "\n";
+    error = "dspc: error: cannot open '" + path + "': " + std::strerror(errno);
     return false;
   }
-  std::string bytes, why;
+  std::string bytes;
   char buf[1 << 16];
   while (f.read(buf, sizeof buf) || f.gcount() > 0) {
     bytes.append(buf, static_cast<size_t>(f.gcount()));
     if (bytes.size() > kMaxModelBytes) {
-      std::cerr << "dspc: error: cannot read '" << o.input << "': larger than 1 GiB, the most dspc reads\n";
+      error = "dspc: error: cannot read '" + path + "': larger than 1 GiB, the most dspc reads";
       return false;
     }
     if (!f) break;
   }
   if (f.bad()) {
-    std::cerr << "dspc: error: cannot read '" << o.input << "'\n";
+    error = "dspc: error: cannot read '" + path + "'";
     return false;
   }
-  std::string error;
-  if (!import_onnx(bytes, o.input, o.onnx, out.text, error)) {
-    std::cerr << o.input << ": error: " << error << "\n";
+  if (!import_onnx(bytes, path, onnx, out.text, error)) {
+    error = path + ": error: " + error;
     return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool read_onnx_source(const DriverOptions& o, SourceFile& out) {
+  std::string error;
+  if (import_model(o.input, o.onnx, out, error)) return true;
+  std::cerr << error << "\n";
+  return false;
+}
+
+std::optional<Compilation> compile_model(const std::string& path, const OnnxImportOptions& onnx,
+                                         const LowerOptions& options, Diagnostics& diag, SourceFile& imported,
+                                         std::vector<std::string> import_dirs) {
+  std::string error;
+  if (!import_model(path, onnx, imported, error)) {
+    if (error.rfind("dspc: error: ", 0) == 0) {
+      diag.error(error.substr(13));  // the file cannot be read
+    } else {
+      imported = {path, ""};  // "model.onnx: error: node ...: ..."
+      diag.set_source(&imported);
+      diag.error(Span{}, error.substr(error.find(": error: ") + 9));
+    }
+    return std::nullopt;
+  }
+  if (std::string lib = library_dir(); !lib.empty()) import_dirs.push_back(lib);
+  return compile_source(imported, options, diag, {}, import_dirs);
 }
 
 }  // namespace dspc

@@ -117,6 +117,19 @@ def pad(dt, r):
             f"{{ B[{', '.join(idx(r))}] = select({cond}, A[{', '.join(ai)}], V[0]) }}")
 
 
+def pad_mode(dt, r, mode):
+    # edge: the nearest element; reflect: mirrored about the first and last element (P < A).
+    p, e, a = dims("P", r), dims("E", r), dims("A", r)
+    out = [f"A{k} + P{k} + E{k}" for k in range(r)]
+    if mode == "edge":
+        ai = [f"clamp(i{k} - P{k}, 0, A{k} - 1)" for k in range(r)]
+    else:
+        ai = [f"clamp(select(i{k} < P{k}, P{k} - i{k}, select(i{k} >= A{k} + P{k}, 2 * A{k} + P{k} - 2 - i{k}, i{k} - P{k})), 0, A{k} - 1)"
+              for k in range(r)]
+    return (f"func pad_{mode}_{dt}_{r}<{', '.join(p + e + a)}>(A: {dt}[{', '.join(a)}]) -> (B: {dt}[{', '.join(out)}]) "
+            f"{{ B[{', '.join(idx(r))}] = A[{', '.join(ai)}] }}")
+
+
 def cast(src, dst, r):
     a = dims("A", r)
     x = f"A[{', '.join(idx(r))}]"
@@ -162,6 +175,11 @@ def move_file():
     for dt in ALL:
         for r in SMALL_RANKS:
             out.append(pad(dt, r))
+    out.append("\n# pad_edge_DT_R and pad_reflect_DT_R<P..., E..., A...>: ONNX's Pad modes edge and reflect.")
+    for mode in ("edge", "reflect"):
+        for dt in ALL:
+            for r in SMALL_RANKS:
+                out.append(pad_mode(dt, r, mode))
     out.append("\n# cast_SRC_DST_R<A...>: the language's casts (float to integer truncates and saturates);\n"
                "# to bool: x != 0; from bool: 1 or 0.")
     for src in ALL:

@@ -72,7 +72,8 @@ std::shared_ptr<std::vector<uint8_t>> tensor_bytes(const onnx::TensorProto& t, D
     throw ImportError(what + " keeps its data in an external file, which dspc does not read");
   int64_t count = 1;
   for (int64_t e : shape) {
-    if (e <= 0) throw ImportError(what + " has an empty shape (extent " + std::to_string(e) + ")");
+    // An empty constant (a ReduceSum's empty axes) is read; a call never takes one.
+    if (e < 0) throw ImportError(what + " has a negative extent (" + std::to_string(e) + ")");
     if (e > (int64_t(1) << 31) || count * e > (int64_t(1) << 31))
       throw ImportError(what + " is too large: more than 2^31 elements");
     count *= e;
@@ -334,9 +335,20 @@ void Importer::rename(const std::string& from, const std::string& to) {
 
 std::string Importer::print(const std::string& graph) const {
   std::string s = "# Imported from " + path_ + " by dspc (opset " + std::to_string(opset_) + ").\n";
-  for (size_t i = 0; i < input_names_.size(); ++i)
+  // An input no call reads (a Shape's, whose result is a constant) is left out: a graph reads
+  // every input it declares.
+  std::set<std::string> read;
+  for (const Call& c : calls_) read.insert(c.args.begin(), c.args.end());
+  std::vector<Param> inputs;
+  for (size_t i = 0; i < input_names_.size(); ++i) {
+    if (!read.count(inputs_[i].name)) {
+      s += "# ONNX input '" + comment_text(input_names_[i]) + "' is not read (only its shape is used).\n";
+      continue;
+    }
+    inputs.push_back(inputs_[i]);
     if (input_names_[i] != inputs_[i].name)
       s += "# ONNX input '" + comment_text(input_names_[i]) + "' is " + inputs_[i].name + ".\n";
+  }
   for (size_t i = 0; i < output_names_.size(); ++i)
     if (output_names_[i] != outputs_[i].name)
       s += "# ONNX output '" + comment_text(output_names_[i]) + "' is " + outputs_[i].name + ".\n";
@@ -346,7 +358,7 @@ std::string Importer::print(const std::string& graph) const {
     for (const Param& p : ps) t += (t.empty() ? "" : ", ") + p.name + ": " + p.dt.str() + shape_text(p.shape);
     return t;
   };
-  s += "\ngraph " + graph + "(" + params(inputs_) + ") -> (" + params(outputs_) + ") {\n";
+  s += "\ngraph " + graph + "(" + params(inputs) + ") -> (" + params(outputs_) + ") {\n";
   for (const Const& c : consts_)
     s += "  const " + c.name + ": " + c.dt.str() + shape_text(c.shape) + " = " +
          format_constant_values(c.dt, *c.data) + "\n";

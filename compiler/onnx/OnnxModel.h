@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -98,6 +99,11 @@ class Importer {
   void conv();
   void batch_norm();
   void pool(bool max);
+  void pool_1d(bool max);
+  struct Pool1d {
+    std::vector<int64_t> k, s, d, p;
+  };
+  const Pool1d* pool1d_ = nullptr;  // while pool_1d runs pool on the [N, C, 1, L] view
   void global_pool(bool max);
   void reduce(const std::string& op);
   void softmax(bool log);

@@ -327,6 +327,7 @@ std::string Importer::unique(const std::string& base) {
 
 std::string Importer::emit_const(DataType dt, const std::vector<int64_t>& shape,
                                  std::shared_ptr<std::vector<uint8_t>> data, const std::string& base) {
+  if (num_elements(shape) == 0) fail("empty tensors are not supported");
   Const c{unique(identifier(base.empty() ? "c" : base, "c_")), dt, shape.empty() ? std::vector<int64_t>{1} : shape,
           std::move(data)};
   consts_.push_back(c);
@@ -807,20 +808,23 @@ void Importer::batch_norm() {
 void Importer::pool(bool max) {
   Val x = input(0);
   auto failf = [this](const std::string& m) { fail(m); };
-  if (x.shape.size() != 4) fail("only 2-D pooling (4-D inputs) is supported, got " + shape_text(x.shape));
+  if (x.shape.size() == 3) return pool_1d(max);
+  if (x.shape.size() != 4) fail("only 1-D and 2-D pooling (3-D and 4-D inputs) is supported, got " + shape_text(x.shape));
   if (max) need_dtype(x, {DataType::f32(), DataType::f64(), DataType::u8(), DataType::i8()}, "the input");
   else need_dtype(x, {DataType::f32()}, "the input");
   if (node_->output_size() > 1 && !node_->output(1).empty()) unsupported_attr("MaxPool's Indices output");
   if (attr_int("storage_order", 0) != 0) unsupported_attr("storage_order = 1");
-  std::vector<int64_t> k = attr_ints("kernel_shape");
+  std::vector<int64_t> k = pool1d_ ? pool1d_->k : attr_ints("kernel_shape");
   if (k.size() != 2 || k[0] < 1 || k[1] < 1) fail("kernel_shape must be 2 positive values");
-  std::vector<int64_t> s = attr_ints("strides", {1, 1}), d = attr_ints("dilations", {1, 1});
+  std::vector<int64_t> s = pool1d_ ? pool1d_->s : attr_ints("strides", {1, 1});
+  std::vector<int64_t> d = pool1d_ ? pool1d_->d : attr_ints("dilations", {1, 1});
   if (s.size() != 2 || d.size() != 2 || s[0] < 1 || s[1] < 1 || d[0] < 1 || d[1] < 1)
     fail("strides and dilations must be 2 positive values");
   if (!max && (d[0] != 1 || d[1] != 1)) unsupported_attr("dilations in AveragePool");
   int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
-  std::vector<int64_t> p = conv_pads(attr_string("auto_pad", "NOTSET"), attr_ints("pads", {0, 0, 0, 0}), h, w, k, s, d,
-                                     failf);
+  std::vector<int64_t> p = pool1d_ ? pool1d_->p
+                                   : conv_pads(attr_string("auto_pad", "NOTSET"), attr_ints("pads", {0, 0, 0, 0}), h, w,
+                                               k, s, d, failf);
   bool ceil_mode = attr_int("ceil_mode", 0) != 0;
   int64_t out_hw[2];
   int64_t in[2] = {h, w};
@@ -831,7 +835,7 @@ void Importer::pool(bool max) {
     // As ONNX's reference does: with ceil_mode, a window may not start in the end padding.
     if (ceil_mode && (out_hw[a] - 1) * s[a] >= in[a] + p[a]) --out_hw[a];
   }
-  if (node_->output_size() > 0) {
+  if (node_->output_size() > 0 && !pool1d_) {
     auto inf = inferred_.find(node_->output(0));
     if (inf != inferred_.end() && inf->second.second.size() == 4) {
       out_hw[0] = inf->second.second[2];
@@ -857,6 +861,44 @@ void Importer::pool(bool max) {
                       {x.tensor}, x.dt, physical(out));
   }
   set_output(0, out);
+}
+
+// 1-D pooling is 2-D pooling of a [N, C, 1, L] image with a 1 x K window.
+void Importer::pool_1d(bool max) {
+  Val x = input(0);
+  auto failf = [this](const std::string& m) { fail(m); };
+  std::vector<int64_t> k = attr_ints("kernel_shape"), s = attr_ints("strides", {1}), d = attr_ints("dilations", {1});
+  if (k.size() != 1 || s.size() != 1 || d.size() != 1 || k[0] < 1 || s[0] < 1 || d[0] < 1)
+    fail("kernel_shape, strides and dilations must be one positive value each");
+  std::vector<int64_t> p2 = conv_pads(attr_string("auto_pad", "NOTSET"),
+                                      [&] {
+                                        std::vector<int64_t> p = attr_ints("pads", {0, 0});
+                                        if (p.size() != 2) fail("pads must have 2 values for a 1-D operator");
+                                        return std::vector<int64_t>{0, p[0], 0, p[1]};
+                                      }(),
+                                      1, x.shape[2], {1, k[0]}, {1, s[0]}, {1, d[0]}, failf);
+  Pool1d saved{{1, k[0]}, {1, s[0]}, {1, d[0]}, p2};
+  Val x4 = reshape(x, {x.shape[0], x.shape[1], 1, x.shape[2]});
+  std::string name = node_->input(0);
+  Val original = values_[name];
+  values_[name] = x4;
+  pool1d_ = &saved;
+  std::string out_name = node_->output(0);
+  auto inferred = inferred_.find(out_name);
+  std::optional<std::pair<DataType, std::vector<int64_t>>> keep;
+  if (inferred != inferred_.end()) keep = inferred->second, inferred_.erase(inferred);
+  try {
+    pool(max);
+  } catch (...) {
+    pool1d_ = nullptr;
+    values_[name] = original;
+    throw;
+  }
+  pool1d_ = nullptr;
+  values_[name] = original;
+  if (keep) inferred_[out_name] = *keep;
+  Val y = values_[out_name];
+  set_output(0, reshape(y, {y.shape[0], y.shape[1], y.shape[3]}));
 }
 
 void Importer::global_pool(bool max) {
@@ -1302,7 +1344,7 @@ void Importer::gather() {
 void Importer::pad() {
   Val x = input(0);
   std::string mode = attr_string("mode", "constant");
-  if (mode != "constant") unsupported_attr("mode '" + mode + "'");
+  if (mode != "constant" && mode != "edge" && mode != "reflect") unsupported_attr("mode '" + comment_text(mode) + "'");
   size_t r = x.shape.size();
   std::vector<int64_t> pads;
   double value = 0;
@@ -1343,8 +1385,15 @@ void Importer::pad() {
   std::vector<int64_t> targs = pb, phys = physical(x);
   targs.insert(targs.end(), pe.begin(), pe.end());
   targs.insert(targs.end(), phys.begin(), phys.end());
-  out.tensor = call("onnx_move", "pad_" + x.dt.str() + "_" + std::to_string(r), targs,
-                    {tensor_of(x), emit_const(x.dt, {1}, vbytes, "pad_value")}, x.dt, physical(out));
+  if (mode == "reflect")
+    for (size_t k = 0; k < r; ++k)
+      if (pb[k] >= phys[k] || pe[k] >= phys[k]) fail("reflect pads must be smaller than the dimension they pad");
+  if (mode != "constant")
+    out.tensor = call("onnx_move", "pad_" + mode + "_" + x.dt.str() + "_" + std::to_string(r), targs, {tensor_of(x)},
+                      x.dt, physical(out));
+  else
+    out.tensor = call("onnx_move", "pad_" + x.dt.str() + "_" + std::to_string(r), targs,
+                      {tensor_of(x), emit_const(x.dt, {1}, vbytes, "pad_value")}, x.dt, physical(out));
   set_output(0, out);
 }
 

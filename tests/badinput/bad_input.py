@@ -73,6 +73,10 @@ def make_files(work, npy):
     os.makedirs(os.path.join(work, "dir.c"), exist_ok=True)
     f["c_dir"] = os.path.join(work, "dir.c")
     put("not_exec", "not-exec", b"#!/bin/sh\nexit 0\n")
+    put("onnx_empty", "empty.onnx", b"")
+    put("onnx_garbage", "garbage.onnx", bytes((i * 97 + 13) % 256 for i in range(4096)))
+    os.makedirs(os.path.join(work, "dir.onnx"), exist_ok=True)
+    f["onnx_dir"] = os.path.join(work, "dir.onnx")
     os.chmod(f["not_exec"], stat.S_IRUSR | stat.S_IWUSR)
     f["dir"] = work
     f["missing"] = os.path.join(work, "no-such-file.dsp")
@@ -115,6 +119,23 @@ def cases(f):
     string("--emit", [P], "pdf", r"unknown --emit kind 'pdf'")
     add("--emit/graph-json-without-graph", [P, "--emit=graph-json"], r"--emit=graph-json needs a \.dsp file with a graph")
     string("--print-after", [P], "no-such-pass", r"unknown pass 'no-such-pass' in --print-after")
+    # ONNX models: the import options, and bad model files.
+    for opt in ["--input-layout", "--output-layout"]:
+        string(opt, [P], "nchhw", re.escape(opt) + r" must be nchw or nhwc, got 'nchhw'",
+               re.escape(opt) + r" must be nchw or nhwc, got ''")
+        add(f"{opt}/not-onnx", [P, f"{opt}=nhwc"], r"go with an \.onnx model")
+    for kind, v in [("no-name", "=1x3"), ("no-shape", "x="), ("zero", "x=0x3"), ("negative", "x=-1x3"),
+                    ("huge", "x=" + HUGE), ("non-numeric", "x=axb"), ("seven-dims", "x=1x1x1x1x1x1x1"),
+                    ("trailing-x", "x=2x"), ("empty", "")]:
+        add(f"--input-shape/{kind}", [P, "--input-shape", v], r"--input-shape needs NAME=DIMS|empty value for --input-shape")
+    add("--input-shape/missing", [P, "--input-shape"], r"missing value after --input-shape")
+    add("--input-shape/twice", [P, "--input-shape=x=1", "--input-shape=x=2"], r"--input-shape x is given more than once")
+    add("--input-shape/not-onnx", [P, "--input-shape=x=1"], r"go with an \.onnx model")
+    add("onnx/missing", [f["dir"] + "/nowhere.onnx"], r"cannot open '.*nowhere\.onnx'")
+    add("onnx/directory", [f["onnx_dir"]], r"cannot read '.*dir\.onnx': it is a directory")
+    add("onnx/empty", [f["onnx_empty"]], r"empty\.onnx: error: the file is empty, not an ONNX model")
+    add("onnx/garbage", [f["onnx_garbage"]], r"garbage\.onnx: error: cannot read the file as an ONNX model")
+    add("onnx/run-garbage", ["run", f["onnx_garbage"], "--random-inputs"], r"garbage\.onnx: error: cannot read")
     string("--inject-internal-error", [P], "no-such-pass", r"--inject-internal-error, got 'no-such-pass'")
     add("--inject-internal-error/bad-kind", [P, "--inject-internal-error=simplify:boom"],
         r"--inject-internal-error, got 'simplify:boom'")

@@ -41,7 +41,7 @@ import subprocess
 import sys
 import time
 
-TARGETS = ["dsp", "tir", "pipeline", "npy", "protocol", "elf", "elf32", "reply"]
+TARGETS = ["dsp", "tir", "pipeline", "npy", "protocol", "elf", "elf32", "reply", "onnx"]
 # Targets built for another architecture, run under an emulator (tests/fuzz/CMakeLists.txt),
 # with another target's seeds and regressions.
 LAUNCHERS = {"elf32": ["qemu-i386"]}
@@ -229,6 +229,10 @@ def make_seeds(seed_dir, seed_build, targets, max_seeds=0):
             for path in sorted(glob.glob(os.path.join(seed_build, "**/*.npy"), recursive=True))[:400]:
                 if os.path.getsize(path) <= 1 << 20:
                     add("npy", "build-" + os.path.relpath(path, seed_build).replace("/", "_"), open(path, "rb").read())
+    if "onnx" in targets:  # ONNX's node-test models (libonnx-testdata), the small ones
+        for path in sorted(glob.glob("/usr/share/libonnx-testdata/data/node/*/model.onnx")):
+            if os.path.getsize(path) <= 1 << 16:
+                add("onnx", os.path.basename(os.path.dirname(path)) + ".onnx", open(path, "rb").read())
     for name, data in protocol_seeds().items():
         add("protocol", name, data)
     for name, data in reply_seeds().items():

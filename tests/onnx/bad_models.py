@@ -43,9 +43,9 @@ def cases():
     yield "shape-unknown-input", m, ["--input-shape", "nope=1x4"], "--input-shape nope=...: the model has no input 'nope'"
     m = model([helper.make_node("Erf", ["x"], ["y"], name="erf1")], [f32("x", [1, 4])], [f32("y", [1, 4])])
     yield "unsupported-op", m, [], "node 0 'erf1' (Erf, opset 13): operator 'Erf' is not supported; dspc supports Add,"
-    m = model([helper.make_node("Pad", ["x", "p"], ["y"], name="pad1", mode="reflect")], [f32("x", [1, 4])],
+    m = model([helper.make_node("Pad", ["x", "p"], ["y"], name="pad1", mode="wrap")], [f32("x", [1, 4])],
               [f32("y", [1, 6])], [helper.make_tensor("p", TensorProto.INT64, [4], [0, 1, 0, 1])])
-    yield "unsupported-attr", m, [], "node 0 'pad1' (Pad, opset 13): mode 'reflect' is not supported"
+    yield "unsupported-attr", m, [], "node 0 'pad1' (Pad, opset 13): mode 'wrap' is not supported"
     m = model([helper.make_node("MaxPool", ["x"], ["y", "i"], name="mp", kernel_shape=[2, 2])], [f32("x", [1, 1, 4, 4])],
               [f32("y", [1, 1, 3, 3]), helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 3, 3])])
     yield "unsupported-output", m, [], "node 0 'mp' (MaxPool, opset 13): MaxPool's Indices output is not supported"

@@ -119,9 +119,13 @@ def run_test(dspc, target, folder, supported, timeout):
             return result
         ins, outs, renamed = signature(emitted.stdout)
         cmd = [dspc, "run", path, "--target", target, "--timeout", str(timeout)]
-        for (dname, _, shape), onnx_name in zip(ins, [n for n in graph_inputs if n not in frozen]):
+        declared = {n: shape for n, _, shape in ins}
+        for onnx_name in graph_inputs:
+            dname = renamed.get(onnx_name, onnx_name)
+            if onnx_name in frozen or dname not in declared:
+                continue  # a constant now, or not read by the compiled graph
             f = os.path.join(tmp, "in_%s.npy" % dname)
-            np.save(f, np.ascontiguousarray(values[onnx_name]).reshape(shape))
+            np.save(f, np.ascontiguousarray(values[onnx_name]).reshape(declared[dname]))
             cmd += ["--input", "%s=%s" % (dname, f)]
         for dname, _, _ in outs:
             cmd += ["--output", "%s=%s" % (dname, os.path.join(tmp, "out_%s.npy" % dname))]
