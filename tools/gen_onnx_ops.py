@@ -12,6 +12,7 @@ and the pools read that layout, and their filters are [KH, KW, C/G, K].
   onnx_move.dsp   reshape, transpose, concat2, slice, gather, pad, cast (every dtype)
   onnx_math.dsp   binary ops with broadcasting, unary ops, reductions, softmax, log_softmax
   onnx_nn.dsp     conv2d, maxpool, avgpool, matmul, gemm (f32)
+  onnx_quant.dsp  quantize, dequantize, matmul_integer, conv2d_integer, qlinear_matmul, qlinear_conv2d
 """
 import itertools
 import os
@@ -143,50 +144,32 @@ def cast(src, dst, r):
             f"{{ B[{', '.join(idx(r))}] = {e} }}")
 
 
+def section(out, comment, funcs):
+    out.append("\n# " + comment)
+    out.extend(funcs)
+
+
 def move_file():
     out = [header("data movement (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Transpose, "
                   "Concat, Slice, Gather, Pad, Cast)")]
-    out.append("\n# reshape_DT_RA_RB<A..., B...>: row-major reshape from rank RA to rank RB (a copy).")
-    for dt in ALL:
-        for ra in RANKS:
-            for rb in RANKS:
-                out.append(reshape(dt, ra, rb))
-    out.append("\n# transpose_DT_PERM<A...>: B's dimension k is A's dimension PERM[k] (ranks 2 to 4).")
-    for dt in ALL:
-        for r in (2, 3, 4):
-            for perm in itertools.permutations(range(r)):
-                if list(perm) != list(range(r)):
-                    out.append(transpose(dt, perm))
-    out.append("\n# concat2_DT_R_AX<A..., BAX>: A then B along axis AX.")
-    for dt in ALL:
-        for r in SMALL_RANKS:
-            for ax in range(r):
-                out.append(concat2(dt, r, ax))
-    out.append("\n# slice_DT_R<S..., TP..., TN..., A..., O...>: B[i] = A[S + i * (TP - TN)] per dimension.")
-    for dt in ALL:
-        for r in SMALL_RANKS:
-            out.append(slice_(dt, r))
-    out.append("\n# gather_DT_R_AX<A..., Q>: B takes A's slices I[0], ..., I[Q - 1] along axis AX.")
-    for dt in ALL:
-        for r in SMALL_RANKS:
-            for ax in range(r):
-                out.append(gather(dt, r, ax))
-    out.append("\n# pad_DT_R<P..., E..., A...>: P elements of V[0] before and E after each dimension.")
-    for dt in ALL:
-        for r in SMALL_RANKS:
-            out.append(pad(dt, r))
-    out.append("\n# pad_edge_DT_R and pad_reflect_DT_R<P..., E..., A...>: ONNX's Pad modes edge and reflect.")
-    for mode in ("edge", "reflect"):
-        for dt in ALL:
-            for r in SMALL_RANKS:
-                out.append(pad_mode(dt, r, mode))
-    out.append("\n# cast_SRC_DST_R<A...>: the language's casts (float to integer truncates and saturates);\n"
-               "# to bool: x != 0; from bool: 1 or 0.")
-    for src in ALL:
-        for dst in ALL:
-            if src != dst:
-                for r in RANKS:
-                    out.append(cast(src, dst, r))
+    section(out, "reshape_DT_RA_RB<A..., B...>: row-major reshape from rank RA to rank RB (a copy).",
+            [reshape(dt, ra, rb) for dt in ALL for ra in RANKS for rb in RANKS])
+    section(out, "transpose_DT_PERM<A...>: B's dimension k is A's dimension PERM[k] (ranks 2 to 4).",
+            [transpose(dt, perm) for dt in ALL for r in (2, 3, 4) for perm in itertools.permutations(range(r))
+             if list(perm) != list(range(r))])
+    section(out, "concat2_DT_R_AX<A..., BAX>: A then B along axis AX.",
+            [concat2(dt, r, ax) for dt in ALL for r in SMALL_RANKS for ax in range(r)])
+    section(out, "slice_DT_R<S..., TP..., TN..., A..., O...>: B[i] = A[S + i * (TP - TN)] per dimension.",
+            [slice_(dt, r) for dt in ALL for r in SMALL_RANKS])
+    section(out, "gather_DT_R_AX<A..., Q>: B takes A's slices I[0], ..., I[Q - 1] along axis AX.",
+            [gather(dt, r, ax) for dt in ALL for r in SMALL_RANKS for ax in range(r)])
+    section(out, "pad_DT_R<P..., E..., A...>: P elements of V[0] before and E after each dimension.",
+            [pad(dt, r) for dt in ALL for r in SMALL_RANKS])
+    section(out, "pad_edge_DT_R and pad_reflect_DT_R<P..., E..., A...>: ONNX's Pad modes edge and reflect.",
+            [pad_mode(dt, r, mode) for mode in ("edge", "reflect") for dt in ALL for r in SMALL_RANKS])
+    section(out, "cast_SRC_DST_R<A...>: the language's casts (float to integer truncates and saturates);\n"
+                 "# to bool: x != 0; from bool: 1 or 0.",
+            [cast(src, dst, r) for src in ALL for dst in ALL if src != dst for r in RANKS])
     return "\n".join(out) + "\n"
 
 
@@ -406,7 +389,82 @@ func avgpool_f32<KH, KW, SH, SW, PT, PL, PB, PR, XB, XR, CIP, N, H, W, C>(I: f32
     return "\n".join(out) + "\n"
 
 
-FILES = {"onnx_move.dsp": move_file, "onnx_math.dsp": math_file, "onnx_nn.dsp": nn_file}
+# ------------------------------------------------------------------ onnx_quant.dsp
+
+QTYPES = {"u8": (0, 255), "i8": (-128, 127)}
+
+
+def rne(v):
+    """Stages rounding the f32 stage value `v` (an expression over the stage's indices) half to
+    even, as numpy's rint: T truncates, F is the fraction, a tie goes to the even neighbour."""
+    return [f"T[{{decl}}] = i32({v})", "Fr[{decl}] = " + f"{v} - f32(T[{{ix}}])",
+            "R[{decl}] = T[{ix}] + select(Fr[{ix}] > 0.5f32, 1, select(Fr[{ix}] < -0.5f32, -1, "
+            "select(Fr[{ix}] == 0.5f32, T[{ix}] & 1, select(Fr[{ix}] == -0.5f32, 0 - (T[{ix}] & 1), 0))))"]
+
+
+def quant_file():
+    out = [header("quantized operators (QuantizeLinear, DequantizeLinear, MatMulInteger, ConvInteger, "
+                  "QLinearMatMul, QLinearConv); rounding is half to even, as numpy's rint")]
+    out.append("\n# quantize_DT_R<A..., S...>: B = saturate(rint(A / S) + Z), S and Z broadcast as in binary ops.")
+    for dt, (lo, hi) in QTYPES.items():
+        for r in SMALL_RANKS:
+            a, sd = dims("A", r), dims("S", r)
+            ix = ", ".join(idx(r))
+            decl = ", ".join(f"i{k}: A{k}" for k in range(r))
+            si = ", ".join(f"min(i{k}, S{k} - 1)" for k in range(r))
+            st = [f"V[{decl}] = clamp(A[{ix}] / S[{si}], -1073741824.0f32, 1073741824.0f32)"]
+            st += [x.format(decl=decl, ix=ix) for x in rne(f"V[{ix}]")]
+            st.append(f"B[{ix}] = {dt}(clamp(R[{ix}] + i32(Z[{si}]), {lo}, {hi}))")
+            body = "\n  ".join(st)
+            out.append(f"func quantize_{dt}_{r}<{', '.join(a + sd)}>(A: f32[{', '.join(a)}], S: f32[{', '.join(sd)}], "
+                       f"Z: {dt}[{', '.join(sd)}]) -> (B: {dt}[{', '.join(a)}]) {{\n  {body}\n}}")
+    out.append("\n# dequantize_DT_R<A..., S...>: B = (f32(A) - f32(Z)) * S.")
+    for dt in ("u8", "i8", "i32"):
+        for r in SMALL_RANKS:
+            a, sd = dims("A", r), dims("S", r)
+            ix = ", ".join(idx(r))
+            si = ", ".join(f"min(i{k}, S{k} - 1)" for k in range(r))
+            out.append(f"func dequantize_{dt}_{r}<{', '.join(a + sd)}>(A: {dt}[{', '.join(a)}], S: f32[{', '.join(sd)}], "
+                       f"Z: {dt}[{', '.join(sd)}]) -> (B: f32[{', '.join(a)}]) "
+                       f"{{ B[{ix}] = (f32(A[{ix}]) - f32(Z[{si}])) * S[{si}] }}")
+    out.append("\n# matmul_integer_TA_TB<M, K, N>: C = (A - ZA[m]) (B - ZB[n]) in i32; qlinear_matmul_TA_TB_TY adds the\n"
+               "# requantization Y = saturate(rint(C * Q[n]) + ZY[0]).")
+    for ta in QTYPES:
+        for tb in QTYPES:
+            acc = "sum((i32(A[m, k]) - ZA[m]) * (i32(B[k, n]) - ZB[n]), k: K)"
+            out.append(f"func matmul_integer_{ta}_{tb}<M, K, N>(A: {ta}[M, K], B: {tb}[K, N], ZA: i32[M], ZB: i32[N]) -> "
+                       f"(C: i32[M, N]) {{ C[m, n] = {acc} }}")
+            for ty, (lo, hi) in QTYPES.items():
+                st = [f"Acc[m: M, n: N] = {acc}", "V[m: M, n: N] = f32(Acc[m, n]) * Q[n]"]
+                st += [x.format(decl="m: M, n: N", ix="m, n") for x in rne("V[m, n]")]
+                st.append(f"Y[m, n] = {ty}(clamp(R[m, n] + ZY[0], {lo}, {hi}))")
+                body = "\n  ".join(st)
+                out.append(f"func qlinear_matmul_{ta}_{tb}_{ty}<M, K, N>(A: {ta}[M, K], B: {tb}[K, N], ZA: i32[M], ZB: i32[N], "
+                           f"Q: f32[N], ZY: i32[1]) -> (Y: {ty}[M, N]) {{\n  {body}\n}}")
+    out.append("\n# conv2d_integer_TX_TW: conv2d_f32's window over (I - ZX[0]) (F - ZW[k]) in i32 (0 outside I: the\n"
+               "# padding holds the zero point); qlinear_conv2d_TX_TW_TY adds the bias B and the requantization.")
+    conv_o = ("(H + PT + PB - DH * (KH - 1) - 1) / SH + 1", "(W + PL + PR - DW * (KW - 1) - 1) / SW + 1")
+    params = "G, SH, SW, PT, PL, PB, PR, DH, DW, N, H, W, C, KH, KW, CG, K"
+    for tx in QTYPES:
+        for tw in QTYPES:
+            acc = ("sum(select(y * SH + r * DH >= PT && y * SH + r * DH < H + PT && x * SW + t * DW >= PL && x * SW + t * DW < W + PL, "
+                   "i32(I[n, clamp(y * SH + r * DH - PT, 0, H - 1), clamp(x * SW + t * DW - PL, 0, W - 1), k / (K / G) * CG + c]) - ZX[0], 0) * "
+                   "(i32(F[r, t, c, k]) - ZW[k]), r: KH, t: KW, c: CG)")
+            sig = f"I: {tx}[N, H, W, C], F: {tw}[KH, KW, CG, K], ZX: i32[1], ZW: i32[K]"
+            out.append(f"func conv2d_integer_{tx}_{tw}<{params}>({sig}) -> (O: i32[N, {conv_o[0]}, {conv_o[1]}, K]) "
+                       f"{{ O[n, y, x, k] = {acc} }}")
+            for ty, (lo, hi) in QTYPES.items():
+                decl = f"n: N, y: {conv_o[0]}, x: {conv_o[1]}, k: K"
+                st = [f"Acc[{decl}] = {acc} + B[k]", "V[" + decl + "] = f32(Acc[n, y, x, k]) * Q[k]"]
+                st += [x.format(decl=decl, ix="n, y, x, k") for x in rne("V[n, y, x, k]")]
+                st.append(f"O[n, y, x, k] = {ty}(clamp(R[n, y, x, k] + ZY[0], {lo}, {hi}))")
+                body = "\n  ".join(st)
+                out.append(f"func qlinear_conv2d_{tx}_{tw}_{ty}<{params}>({sig}, B: i32[K], Q: f32[K], ZY: i32[1]) -> "
+                           f"(O: {ty}[N, {conv_o[0]}, {conv_o[1]}, K]) {{\n  {body}\n}}")
+    return "\n".join(out) + "\n"
+
+
+FILES = {"onnx_move.dsp": move_file, "onnx_math.dsp": math_file, "onnx_nn.dsp": nn_file, "onnx_quant.dsp": quant_file}
 
 
 def main():

@@ -235,7 +235,9 @@ bool Importer::run(const std::string& bytes, std::string& dsp) {
     std::string why;
     if (!value_type(in, v.dt, v.shape, why))
       throw ImportError("graph input '" + in.name() + "' " + why +
-                        "; give its shape with --input-shape " + in.name() + "=1x3x224x224 (for example)");
+                        (why.find("dimension") == std::string::npos
+                             ? std::string()
+                             : "; give its shape with --input-shape " + in.name() + "=1x3x224x224 (for example)"));
     declare_input(in.name(), v);
   }
   for (const auto& [name, info] : infos) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -65,6 +66,13 @@ struct Call {
 };
 
 DataType tensor_dtype(int32_t onnx_type, const std::string& what);
+// B = A transposed: B's dimension k is A's dimension perm[k].
+std::shared_ptr<std::vector<uint8_t>> permute(const std::vector<uint8_t>& a, DataType dt,
+                                              const std::vector<int64_t>& shape, const std::vector<int64_t>& perm);
+// A 2-D operator's pads {top, left, bottom, right}: the attribute's, or those auto_pad gives.
+std::vector<int64_t> conv_pads(const std::string& auto_pad, const std::vector<int64_t>& pads, int64_t h, int64_t w,
+                               const std::vector<int64_t>& k, const std::vector<int64_t>& s,
+                               const std::vector<int64_t>& d, const std::function<void(const std::string&)>& fail);
 std::shared_ptr<std::vector<uint8_t>> tensor_bytes(const onnx::TensorProto& t, DataType dt,
                                                    const std::vector<int64_t>& shape, const std::string& what);
 
@@ -97,6 +105,22 @@ class Importer {
   void clip();
   void cast();
   void conv();
+  struct ConvGeometry {
+    int64_t g, n, c, h, w, m, cg, kh, kw, oh, ow;
+    std::vector<int64_t> s, d, p;  // strides, dilations, pads {top, left, bottom, right}
+    std::vector<int64_t> targs() const;  // conv2d's <G, SH, ..., K>
+  };
+  ConvGeometry conv_geometry(const Val& x, const Val& w);
+  std::string conv_weights(const Val& w, const ConvGeometry& k);  // [KH, KW, C/G, K]
+  // OnnxQuant.cpp
+  void quantize();
+  void dequantize();
+  void matmul_integer(bool qlinear);
+  void conv_integer(bool qlinear);
+  Val broadcast_param(size_t input, DataType dt, const Val& x, int64_t axis, const char* what);
+  std::vector<int64_t> zero_points(size_t input, int64_t count, DataType& dt, const char* what);
+  std::vector<double> scales(size_t input, int64_t count, const char* what);
+  DataType requantization(int64_t channels, std::vector<std::string>& args);
   void batch_norm();
   void pool(bool max);
   void pool_1d(bool max);

@@ -24,13 +24,15 @@ struct OpInfo {
 // Opset 17 is the newest libonnx 1.12 knows.
 const OpInfo kOps[] = {
     {"Add", 1, "broadcasting, every numeric dtype"},
-    {"AveragePool", 1, "2-D; pads, strides, ceil_mode, count_include_pad"},
+    {"AveragePool", 1, "1-D and 2-D; pads, strides, ceil_mode, count_include_pad"},
     {"BatchNormalization", 1, "inference, constant statistics; folded into the Conv before it"},
     {"Cast", 1, "between every dtype but strings and 16-bit floats"},
     {"Clip", 1, "min and max as attributes or constant inputs"},
     {"Concat", 1, "up to 4-D"},
+    {"ConvInteger", 10, "2-D, u8 and i8; per-channel weight zero points"},
     {"Constant", 1, "value, value_float(s), value_int(s)"},
     {"Conv", 1, "2-D, f32; groups and depthwise, pads, strides, dilations, auto_pad"},
+    {"DequantizeLinear", 10, "u8, i8 and i32; per-tensor and per-axis, constant scale and zero point"},
     {"Div", 1, "broadcasting; integers truncate"},
     {"Dropout", 1, "inference: the identity"},
     {"Flatten", 1, ""},
@@ -42,11 +44,15 @@ const OpInfo kOps[] = {
     {"LeakyRelu", 1, ""},
     {"LogSoftmax", 1, "f32, up to 4-D"},
     {"MatMul", 1, "f32 and f64, broadcast batch dimensions, up to 4-D"},
+    {"MatMulInteger", 10, "2-D, u8 and i8; per-row and per-column zero points"},
     {"Max", 1, "variadic, broadcasting"},
-    {"MaxPool", 1, "2-D; pads, strides, dilations, ceil_mode (no Indices output)"},
+    {"MaxPool", 1, "1-D and 2-D; pads, strides, dilations, ceil_mode (no Indices output)"},
     {"Min", 1, "variadic, broadcasting"},
     {"Mul", 1, "broadcasting"},
-    {"Pad", 1, "mode constant, constant pads, up to 4-D"},
+    {"Pad", 1, "modes constant, edge and reflect; constant pads, up to 4-D"},
+    {"QLinearConv", 10, "2-D, u8 and i8; per-channel weight scales; rounding half to even"},
+    {"QLinearMatMul", 10, "2-D, u8 and i8; rounding half to even"},
+    {"QuantizeLinear", 10, "to u8 and i8; per-tensor and per-axis; rounding half to even"},
     {"ReduceMax", 1, "constant axes"},
     {"ReduceMean", 1, "constant axes, floats"},
     {"ReduceSum", 1, "constant axes"},
@@ -84,7 +90,8 @@ std::vector<int64_t> strides(const std::vector<int64_t>& shape) {
   return st;
 }
 
-// B = A transposed: B's dimension k is A's dimension perm[k].
+}  // namespace
+
 std::shared_ptr<std::vector<uint8_t>> permute(const std::vector<uint8_t>& a, DataType dt,
                                               const std::vector<int64_t>& shape, const std::vector<int64_t>& perm) {
   size_t n = static_cast<size_t>(dt.bytes());
@@ -105,6 +112,8 @@ std::shared_ptr<std::vector<uint8_t>> permute(const std::vector<uint8_t>& a, Dat
   }
   return out;
 }
+
+namespace {
 
 const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
 const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
@@ -451,6 +460,10 @@ void Importer::convert_node(const onnx::NodeProto& n) {
   if (op == "Gather") return gather();
   if (op == "Pad") return pad();
   if (op == "Constant") return constant();
+  if (op == "QuantizeLinear") return quantize();
+  if (op == "DequantizeLinear") return dequantize();
+  if (op == "MatMulInteger" || op == "QLinearMatMul") return matmul_integer(op == "QLinearMatMul");
+  if (op == "ConvInteger" || op == "QLinearConv") return conv_integer(op == "QLinearConv");
   if (op == "Shape") {
     Val& x = input(0);
     int64_t r = static_cast<int64_t>(x.shape.size());
@@ -657,9 +670,6 @@ void Importer::cast() {
   set_output(0, out);
 }
 
-namespace {
-
-// pads {top, left, bottom, right} from auto_pad, or the attribute.
 std::vector<int64_t> conv_pads(const std::string& auto_pad, const std::vector<int64_t>& pads, int64_t h, int64_t w,
                                const std::vector<int64_t>& k, const std::vector<int64_t>& s,
                                const std::vector<int64_t>& d, const std::function<void(const std::string&)>& fail) {
@@ -683,62 +693,69 @@ std::vector<int64_t> conv_pads(const std::string& auto_pad, const std::vector<in
   return out;
 }
 
-}  // namespace
+Importer::ConvGeometry Importer::conv_geometry(const Val& x, const Val& w) {
+  auto failf = [this](const std::string& m) { fail(m); };
+  if (x.shape.size() != 4) fail("only 2-D convolutions (4-D inputs) are supported, got " + shape_text(x.shape));
+  if (w.shape.size() != 4) fail("the weights must be 4-D, got " + shape_text(w.shape));
+  ConvGeometry k;
+  k.g = attr_int("group", 1);
+  k.n = x.shape[0], k.c = x.shape[1], k.h = x.shape[2], k.w = x.shape[3];
+  k.m = w.shape[0], k.cg = w.shape[1], k.kh = w.shape[2], k.kw = w.shape[3];
+  if (k.g < 1 || k.c != k.g * k.cg || k.m % k.g != 0)
+    fail("group " + std::to_string(k.g) + " does not fit " + std::to_string(k.c) + " input channels and weights " +
+         shape_text(w.shape));
+  if (attr_ints("kernel_shape", {k.kh, k.kw}) != std::vector<int64_t>{k.kh, k.kw})
+    fail("kernel_shape does not match the weights");
+  k.s = attr_ints("strides", {1, 1});
+  k.d = attr_ints("dilations", {1, 1});
+  if (k.s.size() != 2 || k.d.size() != 2 || k.s[0] < 1 || k.s[1] < 1 || k.d[0] < 1 || k.d[1] < 1)
+    fail("strides and dilations must be 2 positive values");
+  k.p = conv_pads(attr_string("auto_pad", "NOTSET"), attr_ints("pads", {0, 0, 0, 0}), k.h, k.w, {k.kh, k.kw}, k.s, k.d,
+                  failf);
+  k.oh = (k.h + k.p[0] + k.p[2] - k.d[0] * (k.kh - 1) - 1) / k.s[0] + 1;
+  k.ow = (k.w + k.p[1] + k.p[3] - k.d[1] * (k.kw - 1) - 1) / k.s[1] + 1;
+  if (k.oh < 1 || k.ow < 1) fail("the output would be empty");
+  return k;
+}
+
+std::vector<int64_t> Importer::ConvGeometry::targs() const {
+  return {g, s[0], s[1], p[0], p[1], p[2], p[3], d[0], d[1], n, h, w, c, kh, kw, cg, m};
+}
+
+std::string Importer::conv_weights(const Val& w, const ConvGeometry& k) {
+  if (w.data) return emit_const(w.dt, {k.kh, k.kw, k.cg, k.m}, permute(*w.data, w.dt, w.shape, {2, 3, 1, 0}), w.hint);
+  std::string t = call("onnx_move", "transpose_" + w.dt.str() + "_2310", w.shape, {w.tensor}, w.dt, {k.kh, k.kw, k.cg, k.m});
+  calls_.back().comment += " (weights to HWIO)";
+  return t;
+}
 
 void Importer::conv() {
   Val x = input(0), w = layout(input(1), false);
-  auto failf = [this](const std::string& m) { fail(m); };
-  if (x.shape.size() != 4) fail("only 2-D convolutions (4-D inputs) are supported, got " + shape_text(x.shape));
   need_dtype(x, {DataType::f32()}, "the input");
-  if (w.shape.size() != 4 || w.dt != x.dt) fail("the weights must be 4-D " + x.dt.str());
-  int64_t g = attr_int("group", 1);
-  int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], wd = x.shape[3];
-  int64_t m = w.shape[0], cg = w.shape[1], kh = w.shape[2], kw = w.shape[3];
-  if (g < 1 || c != g * cg || m % g != 0)
-    fail("group " + std::to_string(g) + " does not fit " + std::to_string(c) + " input channels and weights " +
-         shape_text(w.shape));
-  std::vector<int64_t> ks = attr_ints("kernel_shape", {kh, kw});
-  if (ks != std::vector<int64_t>{kh, kw}) fail("kernel_shape does not match the weights");
-  std::vector<int64_t> s = attr_ints("strides", {1, 1}), d = attr_ints("dilations", {1, 1});
-  if (s.size() != 2 || d.size() != 2 || s[0] < 1 || s[1] < 1 || d[0] < 1 || d[1] < 1)
-    fail("strides and dilations must be 2 positive values");
-  std::vector<int64_t> p = conv_pads(attr_string("auto_pad", "NOTSET"), attr_ints("pads", {0, 0, 0, 0}), h, wd,
-                                     {kh, kw}, s, d, failf);
-  int64_t oh = (h + p[0] + p[2] - d[0] * (kh - 1) - 1) / s[0] + 1;
-  int64_t ow = (wd + p[1] + p[3] - d[1] * (kw - 1) - 1) / s[1] + 1;
-  if (oh < 1 || ow < 1) fail("the output would be empty");
+  if (w.dt != x.dt) fail("the weights must be " + x.dt.str());
+  ConvGeometry k = conv_geometry(x, w);
   x = layout(x, true);
-  std::string wt;
-  size_t wconst = SIZE_MAX, bconst = SIZE_MAX;
-  if (w.data) {
-    auto data = permute(*w.data, w.dt, w.shape, {2, 3, 1, 0});
-    wt = emit_const(w.dt, {kh, kw, cg, m}, data, w.hint);
-    wconst = consts_.size() - 1;
-  } else {
-    wt = call("onnx_move", "transpose_" + w.dt.str() + "_2310", w.shape, {w.tensor}, w.dt, {kh, kw, cg, m});
-    calls_.back().comment += " (weights to HWIO)";
-  }
+  std::string wt = conv_weights(w, k);
+  size_t wconst = w.data ? consts_.size() - 1 : SIZE_MAX, bconst = SIZE_MAX;
   std::string bt;
   if (has_input(2)) {
     Val b = input(2);
-    if (b.shape != std::vector<int64_t>{m} || b.dt != x.dt) fail("the bias must be " + x.dt.str() + "[" + std::to_string(m) + "]");
+    if (b.shape != std::vector<int64_t>{k.m} || b.dt != x.dt) fail("the bias must be " + x.dt.str() + "[" + std::to_string(k.m) + "]");
     if (b.data) {
-      bt = emit_const(b.dt, {m}, std::make_shared<std::vector<uint8_t>>(*b.data), b.hint);
+      bt = emit_const(b.dt, {k.m}, std::make_shared<std::vector<uint8_t>>(*b.data), b.hint);
       bconst = consts_.size() - 1;
     } else {
       bt = b.tensor;
     }
   } else {
-    bt = emit_const(x.dt, {m}, std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(m * 4)), "bias");
+    bt = emit_const(x.dt, {k.m}, std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(k.m * 4)), "bias");
     bconst = consts_.size() - 1;
   }
   Val out;
   out.dt = x.dt;
-  out.shape = {n, m, oh, ow};
+  out.shape = {k.n, k.m, k.oh, k.ow};
   out.nhwc = true;
-  out.tensor = call("onnx_nn", "conv2d_f32",
-                    {g, s[0], s[1], p[0], p[1], p[2], p[3], d[0], d[1], n, h, wd, c, kh, kw, cg, m},
-                    {x.tensor, wt, bt}, x.dt, physical(out));
+  out.tensor = call("onnx_nn", "conv2d_f32", k.targs(), {x.tensor, wt, bt}, x.dt, physical(out));
   if (wconst != SIZE_MAX && bconst != SIZE_MAX) {
     out.conv = static_cast<int>(calls_.size()) - 1;
     conv_consts_[out.conv] = {wconst, bconst};
@@ -1406,22 +1423,19 @@ void Importer::constant() {
     out.dt = tensor_dtype(a->t().data_type(), "the constant");
     out.shape.assign(a->t().dims().begin(), a->t().dims().end());
     out.data = tensor_bytes(a->t(), out.dt, out.shape, "the constant");
-  } else if (a->name() == "value_float" || a->name() == "value_floats") {
-    out.dt = DataType::f32();
-    std::vector<float> v = a->name() == "value_float" ? std::vector<float>{a->f()}
-                                                       : std::vector<float>(a->floats().begin(), a->floats().end());
-    if (a->name() == "value_floats") out.shape = {static_cast<int64_t>(v.size())};
-    if (v.empty()) fail("the constant is empty");
-    out.data = std::make_shared<std::vector<uint8_t>>(v.size() * 4);
-    std::memcpy(out.data->data(), v.data(), v.size() * 4);
-  } else if (a->name() == "value_int" || a->name() == "value_ints") {
-    out.dt = DataType::i64();
-    std::vector<int64_t> v = a->name() == "value_int" ? std::vector<int64_t>{a->i()}
-                                                       : std::vector<int64_t>(a->ints().begin(), a->ints().end());
-    if (a->name() == "value_ints") out.shape = {static_cast<int64_t>(v.size())};
-    if (v.empty()) fail("the constant is empty");
-    out.data = std::make_shared<std::vector<uint8_t>>(v.size() * 8);
-    std::memcpy(out.data->data(), v.data(), v.size() * 8);
+  } else if (a->name() == "value_float" || a->name() == "value_floats" || a->name() == "value_int" ||
+             a->name() == "value_ints") {
+    // A scalar (value_float, value_int) or a list (value_floats, value_ints), f32 or i64.
+    bool is_float = a->name().rfind("value_float", 0) == 0, list = a->name().back() == 's';
+    out.dt = is_float ? DataType::f32() : DataType::i64();
+    std::vector<double> v;
+    if (is_float) v = list ? std::vector<double>(a->floats().begin(), a->floats().end()) : std::vector<double>{a->f()};
+    std::vector<int64_t> iv = list ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{a->i()};
+    size_t count = is_float ? v.size() : iv.size();
+    if (count == 0) fail("the constant is empty");
+    if (list) out.shape = {static_cast<int64_t>(count)};
+    out.data = std::make_shared<std::vector<uint8_t>>(count * static_cast<size_t>(out.dt.bytes()));
+    for (size_t i = 0; i < count; ++i) is_float ? put_f(out.dt, *out.data, i, v[i]) : put_i(out.dt, *out.data, i, iv[i]);
   } else {
     unsupported_attr("a Constant's attribute '" + comment_text(a->name()) + "'");
   }
@@ -1433,7 +1447,7 @@ void Importer::constant() {
 std::string onnx_supported_ops() {
   std::string s;
   for (const onnx_import::OpInfo& op : onnx_import::kOps) {
-    std::string line = std::string(op.name) + " (opsets " + std::to_string(op.first_opset) + "-17)";
+      std::string line = std::string(op.name) + " (opsets " + std::to_string(op.first_opset) + "-17)";
     if (*op.note) line += ": " + std::string(op.note);
     s += line + "\n";
   }

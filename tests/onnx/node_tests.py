@@ -35,6 +35,8 @@ DATA = "/usr/share/libonnx-testdata/data/node"
 CONST_INPUTS = {
     "Reshape": [1], "Slice": [1, 2, 3, 4], "Gather": [1], "Pad": [1, 2, 3], "Unsqueeze": [1],
     "Squeeze": [1], "ReduceSum": [1], "Clip": [1, 2], "BatchNormalization": [1, 2, 3, 4], "Dropout": [1, 2],
+    "QuantizeLinear": [1, 2], "DequantizeLinear": [1, 2], "MatMulInteger": [2, 3], "ConvInteger": [2, 3],
+    "QLinearMatMul": [1, 2, 4, 5, 6, 7], "QLinearConv": [1, 2, 4, 5, 6, 7, 8],
 }
 
 # The fixed sample of the default ctest run: one or two tests per operator family.
@@ -47,7 +49,8 @@ SAMPLE = [
     "test_concat_2d_axis_1", "test_reshape_reordered_all_dims", "test_flatten_axis1",
     "test_transpose_all_permutations_3", "test_unsqueeze_axis_1", "test_slice_neg_steps",
     "test_gather_1", "test_constant_pad", "test_reduce_mean_keepdims_example", "test_cast_FLOAT_to_DOUBLE",
-    "test_identity",
+    "test_identity", "test_quantizelinear", "test_dequantizelinear_axis", "test_qlinearconv", "test_qlinearmatmul_2D",
+    "test_convinteger_with_padding", "test_matmulinteger", "test_maxpool_1d_default", "test_edge_pad",
 ]
 
 NP_TO_DSPC = {"float32": "f32", "float64": "f64", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
