@@ -216,6 +216,7 @@ bool Importer::run(const std::string& bytes, std::string& dsp) {
     throw ImportError(std::string("ONNX shape inference fails: ") + first_line(e.what()));
   }
 
+  fold_qdq(g);
   for (const auto& t : g.initializer()) {
     std::string what = "initializer '" + t.name() + "'";
     DataType dt = tensor_dtype(t.data_type(), what);

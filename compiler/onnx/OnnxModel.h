@@ -19,6 +19,7 @@
 #include "compiler/onnx/OnnxImport.h"
 
 namespace onnx {
+class GraphProto;
 class NodeProto;
 class TensorProto;
 class AttributeProto;
@@ -66,6 +67,9 @@ struct Call {
 };
 
 DataType tensor_dtype(int32_t onnx_type, const std::string& what);
+// QDQ folding (OnnxQdq.cpp): rewrites each DequantizeLinear -> Conv [-> Relu] -> QuantizeLinear
+// chain with constant weights and parameters as one QLinearConv; gives how many it folded.
+int fold_qdq(onnx::GraphProto& g);
 // B = A transposed: B's dimension k is A's dimension perm[k].
 std::shared_ptr<std::vector<uint8_t>> permute(const std::vector<uint8_t>& a, DataType dt,
                                               const std::vector<int64_t>& shape, const std::vector<int64_t>& perm);
