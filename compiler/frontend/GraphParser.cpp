@@ -44,7 +44,7 @@ void skip_to_top(TokenStream& ts) {
 
 GraphParamDecl param_decl(TokenStream& ts) {
   GraphParamDecl p;
-    const Token& name = ts.expect(Tok::Ident, "parameter name");
+  const Token& name = ts.expect(Tok::Ident, "parameter name");
   p.name = name.text;
   p.span = name.span;
   ts.expect(Tok::Colon);
