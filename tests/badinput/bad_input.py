@@ -305,7 +305,8 @@ def run_case(dspc, case, timeout, cwd):
         problems.append(f"{what}, expected 1 (a user error)")
     if "internal error" in err or "Sanitizer" in err or "runtime error:" in err:
         problems.append("an internal error or a sanitizer report")
-    if not re.search(r"(^dspc: error: |^\S.*:\d+:\d+: error: )", err, re.M):
+    # An ONNX model has no lines: its errors are located at the file and, inside, at the node.
+    if not re.search(r"(^dspc: error: |^\S.*:\d+:\d+: error: |^\S+\.onnx: error: )", err, re.M):
         problems.append("no 'dspc: error:' or located error on stderr")
     if not re.search(pattern, err):
         problems.append(f"stderr does not match /{pattern}/")
