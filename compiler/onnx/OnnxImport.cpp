@@ -210,6 +210,18 @@ bool Importer::run(const std::string& bytes, std::string& dsp) {
       throw ImportError("--input-shape " + name + "=...: the model has no input '" + name + "' (its inputs: " +
                         (inputs.empty() ? "none" : inputs) + ")");
     }
+  // Unsupported operators are refused before shape inference runs on them (libonnx 1.12's
+  // inference of some operators, ConvTranspose's, crashes on malformed attributes).
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    node_ = &n;
+    node_index_ = i;
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      throw ImportError(where() + "operator domain '" + comment_text(n.domain()) +
+                        "' is not supported (only the default ONNX domain is)");
+    if (!supported_op(n.op_type())) throw ImportError(where() + unsupported_op_message(n.op_type()));
+  }
+  node_ = nullptr;
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& e) {
@@ -283,6 +295,8 @@ bool Importer::run(const std::string& bytes, std::string& dsp) {
 }
 
 void Importer::declare_input(const std::string& onnx_name, Val v) {
+  if (num_elements(v.shape) > kMaxExtent)
+    throw ImportError("graph input '" + comment_text(onnx_name) + "' is too large: more than 2^31 elements");
   v.tensor = unique(identifier(onnx_name, "x_"));
   bool four = v.shape.size() == 4;
   v.nhwc = four && options_.input_layout == OnnxLayout::NHWC;

@@ -87,6 +87,9 @@ int64_t get_i(DataType t, const std::vector<uint8_t>& b, size_t i);
 void put_f(DataType t, std::vector<uint8_t>& b, size_t i, double v);
 void put_i(DataType t, std::vector<uint8_t>& b, size_t i, int64_t v);
 
+// The largest extent or element count the importer handles (2^31; dspc's tensors are smaller).
+inline constexpr int64_t kMaxExtent = int64_t(1) << 31;
+// The product of the extents; kMaxExtent + 1 when it is larger (never an overflow).
 int64_t num_elements(const std::vector<int64_t>& shape);
 std::string shape_text(const std::vector<int64_t>& shape);  // "[1, 3]"
 std::string first_line(const std::string& s);
@@ -103,6 +106,8 @@ class Importer {
 
  private:
   // OnnxOps.cpp
+  static bool supported_op(const std::string& op);
+  static std::string unsupported_op_message(const std::string& op);
   void convert_node(const onnx::NodeProto& n);
   void elementwise(const std::string& op);
   void unary(const std::string& op);
@@ -159,6 +164,8 @@ class Importer {
   void set_output(size_t i, Val v);
   void unsupported_attr(const std::string& text);
   [[noreturn]] void fail(const std::string& message) const;
+  // `v`, or an error naming `what` when it is beyond +-2^31 (attributes the arithmetic uses).
+  int64_t small(int64_t v, const char* what) const;
   void need_dtype(const Val& v, const std::vector<DataType>& ok, const char* what);
 
   // Building the graph.

@@ -150,8 +150,16 @@ int64_t normalize_axis(int64_t axis, size_t rank, const std::function<void(const
 
 int64_t num_elements(const std::vector<int64_t>& shape) {
   int64_t n = 1;
-  for (int64_t e : shape) n *= e;
+  for (int64_t e : shape) {
+    if (e < 0 || e > kMaxExtent || n * e > kMaxExtent) return kMaxExtent + 1;  // saturated: too large
+    n *= e;
+  }
   return n;
+}
+
+int64_t Importer::small(int64_t v, const char* what) const {
+  if (v < -kMaxExtent || v > kMaxExtent) fail(std::string(what) + " " + std::to_string(v) + " is out of range");
+  return v;
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -478,8 +486,18 @@ void Importer::convert_node(const onnx::NodeProto& n) {
     for (int64_t k = start; k < end; ++k) put_i(out.dt, *out.data, static_cast<size_t>(k - start), x.shape[static_cast<size_t>(k)]);
     return set_output(0, out);
   }
-  fail("operator '" + comment_text(op) + "' is not supported; dspc supports " + supported_list() +
-       " (dspc --list-onnx-ops)");
+  fail(unsupported_op_message(op));
+}
+
+bool Importer::supported_op(const std::string& op) {
+  for (const OpInfo& info : kOps)
+    if (op == info.name) return true;
+  return false;
+}
+
+std::string Importer::unsupported_op_message(const std::string& op) {
+  return "operator '" + comment_text(op) + "' is not supported; dspc supports " + supported_list() +
+         " (dspc --list-onnx-ops)";
 }
 
 Val Importer::binary(const std::string& op, Val a, Val b) {
@@ -708,6 +726,9 @@ Importer::ConvGeometry Importer::conv_geometry(const Val& x, const Val& w) {
     fail("kernel_shape does not match the weights");
   k.s = attr_ints("strides", {1, 1});
   k.d = attr_ints("dilations", {1, 1});
+  for (int64_t v : k.s) small(v, "a stride");
+  for (int64_t v : k.d) small(v, "a dilation");
+  for (int64_t v : attr_ints("pads", {})) small(v, "a pad");
   if (k.s.size() != 2 || k.d.size() != 2 || k.s[0] < 1 || k.s[1] < 1 || k.d[0] < 1 || k.d[1] < 1)
     fail("strides and dilations must be 2 positive values");
   k.p = conv_pads(attr_string("auto_pad", "NOTSET"), attr_ints("pads", {0, 0, 0, 0}), k.h, k.w, {k.kh, k.kw}, k.s, k.d,
@@ -838,6 +859,10 @@ void Importer::pool(bool max) {
   if (s.size() != 2 || d.size() != 2 || s[0] < 1 || s[1] < 1 || d[0] < 1 || d[1] < 1)
     fail("strides and dilations must be 2 positive values");
   if (!max && (d[0] != 1 || d[1] != 1)) unsupported_attr("dilations in AveragePool");
+  for (const auto* list : {&k, &s, &d})
+    for (int64_t v : *list) small(v, "a window, stride or dilation value");
+  if (!pool1d_)
+    for (int64_t v : attr_ints("pads", {})) small(v, "a pad");
   int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
   std::vector<int64_t> p = pool1d_ ? pool1d_->p
                                    : conv_pads(attr_string("auto_pad", "NOTSET"), attr_ints("pads", {0, 0, 0, 0}), h, w,
@@ -885,6 +910,9 @@ void Importer::pool_1d(bool max) {
   Val x = input(0);
   auto failf = [this](const std::string& m) { fail(m); };
   std::vector<int64_t> k = attr_ints("kernel_shape"), s = attr_ints("strides", {1}), d = attr_ints("dilations", {1});
+  std::vector<int64_t> pads = attr_ints("pads", {});
+  for (const auto* list : {&k, &s, &d, &pads})
+    for (int64_t v : *list) small(v, "a window, stride, dilation or pad value");
   if (k.size() != 1 || s.size() != 1 || d.size() != 1 || k[0] < 1 || s[0] < 1 || d[0] < 1)
     fail("kernel_shape, strides and dilations must be one positive value each");
   std::vector<int64_t> p2 = conv_pads(attr_string("auto_pad", "NOTSET"),
@@ -1113,6 +1141,7 @@ void Importer::reshape_like(const std::string& op) {
         continue;
       }
       if (e <= 0) fail("shape has extent " + std::to_string(e) + " (empty tensors are not supported)");
+      if (e > kMaxExtent || known * e > kMaxExtent) fail("shape " + shape_text(want) + " is too large");
       shape.push_back(e);
       known *= e;
     }
@@ -1383,6 +1412,7 @@ void Importer::pad() {
   if (pads.size() != 2 * r) fail("pads must have 2 values per dimension");
   for (int64_t p : pads)
     if (p < 0) unsupported_attr("negative pads (cropping)");
+    else small(p, "a pad");
   if (!value_given) {
     vbytes = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(x.dt.bytes()));
     put_f(x.dt, *vbytes, 0, value);

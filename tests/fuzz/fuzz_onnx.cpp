@@ -1,16 +1,12 @@
-// Fuzz target: the ONNX importer (compiler/onnx/), then the .dsp parser and checker on the
-// program it writes. Input: an ONNX model's bytes. A model the importer accepts must give a
-// program that parses and checks, or a located error there (never an internal error); a model
-// it refuses must say why.
+// Fuzz target: the ONNX importer (compiler/onnx/): libonnx's reader, checker and shape
+// inference, then the importer's own reading of the model and its conversion of every operator.
+// Input: an ONNX model's bytes. A model it refuses must say why; one it accepts must give a
+// program with a graph. (The .dsp frontend on that program is left to the dsp and pipeline
+// targets: reading the op library for each input would cost a second per execution.)
 #include <exception>
 
 #include "FuzzSupport.h"
-#include "compiler/frontend/Parser.h"
 #include "compiler/onnx/OnnxImport.h"
-
-#ifndef DSPC_SOURCE_DIR
-#define DSPC_SOURCE_DIR "."
-#endif
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace dspc;
@@ -28,12 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::report(error.substr(0, error.find('\n')));
     return 0;
   }
-  // The imported program through the .dsp frontend, with the op library of the tree.
-  SourceFile source{"fuzz.onnx.dsp", dsp};
-  std::ostringstream out;
-  Diagnostics diag(out, &source);
-  auto program = parse_dsp(source, diag, {}, {DSPC_SOURCE_DIR "/schedules"});
-  fuzz::check_outcome(program.has_value(), diag, out);
-  fuzz::report(program.has_value(), out);
+  if (dsp.find("\ngraph ") == std::string::npos) fuzz::finding("import_onnx accepted a model but wrote no graph", dsp);
+  fuzz::report("ok");
   return 0;
 }
