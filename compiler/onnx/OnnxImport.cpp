@@ -17,7 +17,11 @@
 // onnx/checker.h's macro would rename dspc's fail_check (compiler/ir/Check.h).
 #undef fail_check
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <exception>
 
 #include "compiler/onnx/OnnxModel.h"
@@ -174,6 +178,58 @@ std::string dims_text(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
+namespace {
+
+// onnx's shape inference, in a child process: libonnx 1.12 reads out of bounds on some malformed
+// models (a Conv whose input and weights differ in rank, ConvTranspose's attributes), and such a
+// crash must be the model's error, not dspc's. The child sends the inferred model back.
+void infer_shapes(onnx::ModelProto& model) {
+  int fds[2];
+  if (pipe(fds) != 0) throw ImportError("cannot run shape inference: no pipe");
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw ImportError("cannot run shape inference: no process");
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    std::string out;
+    int status = 0;
+    try {
+      onnx::shape_inference::InferShapes(model);
+      out = "M" + model.SerializeAsString();
+    } catch (const std::exception& e) {
+      out = "E" + first_line(e.what());
+      status = 3;
+    }
+    for (size_t done = 0; done < out.size();) {
+      ssize_t n = write(fds[1], out.data() + done, out.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    _exit(status);
+  }
+  close(fds[1]);
+  std::string in;
+  char buf[1 << 16];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    in.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status) || in.empty())
+    throw ImportError("ONNX shape inference crashed on the model (libonnx cannot read it; is it malformed?)");
+  if (in[0] == 'E') throw ImportError("ONNX shape inference fails: " + in.substr(1));
+  if (!model.ParseFromString(in.substr(1))) throw ImportError("ONNX shape inference gave back an unreadable model");
+}
+
+}  // namespace
+
 bool Importer::run(const std::string& bytes, std::string& dsp) {
   onnx::ModelProto model;
   if (bytes.empty()) throw ImportError("the file is empty, not an ONNX model");
@@ -222,11 +278,22 @@ bool Importer::run(const std::string& bytes, std::string& dsp) {
     if (!supported_op(n.op_type())) throw ImportError(where() + unsupported_op_message(n.op_type()));
   }
   node_ = nullptr;
-  try {
-    onnx::shape_inference::InferShapes(model);
-  } catch (const std::exception& e) {
-    throw ImportError(std::string("ONNX shape inference fails: ") + first_line(e.what()));
+  // The inputs' types are checked before shape inference reads them (libonnx 1.12's inference
+  // of Conv crashes on some malformed dimensions), and the model's own value_info is dropped:
+  // inference gives every intermediate type again.
+  for (const auto& in : g.input()) {
+    if (initialized.count(in.name())) continue;
+    Val v;
+    std::string why;
+    if (!value_type(in, v.dt, v.shape, why))
+      throw ImportError("graph input '" + in.name() + "' " + why +
+                        (why.find("dimension") == std::string::npos
+                             ? std::string()
+                             : "; give its shape with --input-shape " + in.name() + "=1x3x224x224 (for example)"));
+    declare_input(in.name(), v);
   }
+  g.clear_value_info();
+  infer_shapes(model);
 
   fold_qdq(g);
   for (const auto& t : g.initializer()) {
@@ -242,17 +309,6 @@ bool Importer::run(const std::string& bytes, std::string& dsp) {
   std::map<std::string, const onnx::ValueInfoProto*> infos;
   for (const auto& v : g.value_info()) infos[v.name()] = &v;
   for (const auto& v : g.output()) infos[v.name()] = &v;
-  for (const auto& in : g.input()) {
-    if (initialized.count(in.name())) continue;
-    Val v;
-    std::string why;
-    if (!value_type(in, v.dt, v.shape, why))
-      throw ImportError("graph input '" + in.name() + "' " + why +
-                        (why.find("dimension") == std::string::npos
-                             ? std::string()
-                             : "; give its shape with --input-shape " + in.name() + "=1x3x224x224 (for example)"));
-    declare_input(in.name(), v);
-  }
   for (const auto& [name, info] : infos) {
     Val v;
     std::string why;
