@@ -420,7 +420,7 @@ class GraphChecker {
       const Buffer& out = f->outputs[k];
       auto it = ids_.find(r.name);
       if (r.name == "_") {
-        GraphTensor t{"_" + std::to_string(g_.tensors.size()), out->dtype, out->shape, r.span, node, int(k)};
+        GraphTensor t{"_" + std::to_string(g_.tensors.size()), out->dtype, out->shape, r.span, node, int(k), nullptr};
         discarded_.insert(static_cast<int>(g_.tensors.size()));
         n.outputs.push_back(static_cast<int>(g_.tensors.size()));
         g_.tensors.push_back(std::move(t));
@@ -448,7 +448,7 @@ class GraphChecker {
       }
       ids_[r.name] = static_cast<int>(g_.tensors.size());
       n.outputs.push_back(static_cast<int>(g_.tensors.size()));
-      g_.tensors.push_back({r.name, out->dtype, out->shape, r.span, node, static_cast<int>(k)});
+      g_.tensors.push_back({r.name, out->dtype, out->shape, r.span, node, static_cast<int>(k), nullptr});
     }
   }
 
