@@ -272,8 +272,11 @@ def find_instruction(lines, check):
 # ---------------------------------------------------------------------------------------------
 # Running dspc
 
-def run(cmd, timeout=1800):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+def run(cmd, timeout=600):
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return -1, '', f'timed out after {timeout} s: {" ".join(cmd)}'
     return r.returncode, r.stdout, r.stderr
 
 
@@ -606,6 +609,9 @@ def self_test(dspc, work):
     expect(len(fails) == 1 and 'does not compile' in fails[0], 'compile error')
     fails, _ = verdict([r('a', 'yes')], ['a', 'gone'], True)
     expect(len(fails) == 1 and 'gone' in fails[0], 'stale expected name')
+    # A command that hangs is stopped and reported, never waited for.
+    rc, _, err = run([sys.executable, '-c', 'import time; time.sleep(30)'], timeout=0.5)
+    expect(rc == -1 and 'timed out' in err, 'timeout')
     # End to end with dspc: one check that selects, one that misses, against an expected list.
     if dspc:
         os.makedirs(work, exist_ok=True)
