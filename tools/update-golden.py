@@ -44,26 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "golden"))
 import golden_tools  # noqa: E402  (the tools RUN lines name bare, as lit.cfg.py substitutes them)
-
-RUN = re.compile(r"\s*(?://|#)\s*RUN:\s?(.*)$")
-
-
-def parse_run_lines(lines):
-    """The commands of the RUN lines among `lines`, continuation lines (ending in '\\') joined."""
-    out, pending = [], ""
-    for raw in lines:
-        m = RUN.match(raw.rstrip("\n"))
-        if not m:
-            continue
-        text = m.group(1).rstrip()
-        if text.endswith("\\"):
-            pending += text[:-1] + " "
-            continue
-        out.append(pending + text)
-        pending = ""
-    if pending:
-        out.append(pending)
-    return out
+import golden_locations  # noqa: E402  (tools/golden_locations.py)
 
 MARKER = re.compile(r"^(\s*(?://|#)\s*)AUTOGEN-CHECKS:\s*(.*?)\s*$")
 def split_filecheck(run_line):
@@ -125,7 +106,7 @@ def update_file(path, a):
     test = os.path.abspath(path)
     with open(test, encoding="utf-8") as f:
         original = f.read().split("\n")
-    runs = parse_run_lines(original)
+    runs = golden_tools.parse_run_lines(original)
     scratch = os.path.join(a.work_dir, re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.relpath(test, "/")))
     os.makedirs(a.work_dir, exist_ok=True)
     lines, k, found = [], 0, False
@@ -161,6 +142,9 @@ def update_file(path, a):
     if not found:
         print(f"{path}: no AUTOGEN-CHECKS marker, skipped", file=sys.stderr)
         return False
+    # Diagnostics located in this file say their line relative to the check line, as every
+    # golden does (tools/golden_locations.py), so that edits above them break nothing.
+    lines = golden_locations.convert(test, "\n".join(lines), move=False).split("\n")
     if lines == original:
         return False
     sys.stdout.writelines(difflib.unified_diff([l + "\n" for l in original], [l + "\n" for l in lines],
@@ -177,8 +161,10 @@ def self_test(a):
         golden = os.path.join(tmp, "sample.dsp")
         with open(golden, "w") as f:
             f.write("// RUN: printf 'first {{x}}\\n\\n  third [[y]]\\n' | FileCheck --check-prefix=OUT %s\n"
+                    "// RUN: echo %s:12:3: error | FileCheck --check-prefix=LOC %s\n"
                     "// AUTOGEN-CHECKS: 1\n// OUT: stale\n// OUT-NEXT: stale too\n"
                     "// AUTOGEN-CHECKS: prefix=CMD echo hello %s\n// CMD: bye\n"
+                    "// AUTOGEN-CHECKS: 2\n// LOC: stale\n"
                     "func f(A: i8[1]) -> (C: i8[1]) {\n  C[i] = A[i]\n}\n")
         a.work_dir = tmp
         a.dry_run = False
@@ -187,7 +173,7 @@ def self_test(a):
             return 1
         text = open(golden).read()
         want = ["// OUT: first {{[{][{]}}x}}", "// OUT-EMPTY:", "// OUT-NEXT:   third {{[[][[]}}y]]",
-                "// CMD: hello {{.*}}sample.dsp"]
+                "// CMD: hello {{.*}}sample.dsp", "// LOC: {{.*}}sample.dsp:[[@LINE+2]]:3: error"]
         for w in want:
             if w not in text:
                 print(f"self-test: FAIL, expected line {w!r} in:\n{text}")
@@ -202,6 +188,13 @@ def self_test(a):
             if r.returncode != 0:
                 print("self-test: FAIL, FileCheck rejects the regenerated checks")
                 return 1
+            for line, want_rc in ((12, 0), (11, 1)):
+                r = subprocess.run(f"echo {shlex.quote(golden)}:{line}:3: error | {shlex.quote(fc)} "
+                                   f"--check-prefix=LOC {shlex.quote(golden)}", shell=True, capture_output=True)
+                if (r.returncode == 0) != (want_rc == 0):
+                    print(f"self-test: FAIL, FileCheck {'rejects' if want_rc == 0 else 'accepts'} "
+                          f"the location at line {line}")
+                    return 1
         if update_file(golden, a):
             print("self-test: FAIL, a second update changed the file again")
             return 1

@@ -1,7 +1,7 @@
-"""The commands a golden test's RUN lines may name bare, and where they come from.
+"""How a golden test's RUN lines are read, and the commands they may name bare (and where from).
 
-Shared by lit.cfg.py (lit's substitutions) and tools/update-golden.py, so both expand a RUN line
-the same way.
+Shared by lit.cfg.py (lit's substitutions), tools/update-golden.py and tools/golden_locations.py,
+so all of them read and expand a RUN line the same way.
 """
 import os
 import re
@@ -17,3 +17,24 @@ def tool_paths(llvm_bin, python):
 def tool_regex(name):
     """A regex that matches the tool's name as a command word, not inside a path or a word."""
     return r"(?<![\w./%-])" + re.escape(name) + r"(?![\w.-])"
+
+
+RUN = re.compile(r"\s*(?://|#)\s*RUN:\s?(.*)$")
+
+
+def parse_run_lines(lines):
+    """The commands of the RUN lines among `lines`, continuation lines (ending in '\\') joined."""
+    out, pending = [], ""
+    for raw in lines:
+        m = RUN.match(raw.rstrip("\n"))
+        if not m:
+            continue
+        text = m.group(1).rstrip()
+        if text.endswith("\\"):
+            pending += text[:-1] + " "
+            continue
+        out.append(pending + text)
+        pending = ""
+    if pending:
+        out.append(pending)
+    return out
