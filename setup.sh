@@ -22,6 +22,7 @@ cd "$(dirname "$0")"
 mode=${1:-build}
 build_dir=${DSPC_BUILD_DIR:-build}
 packages=(ca-certificates g++ cmake ninja-build python3 git
+          make                # CMake's default generator, Unix Makefiles (the build works with both)
           clang-19 lld-19 llvm-19-dev liblld-19-dev
           libclang-19-dev     # Clang's headers: dspc compiles C/C++ sources with libclang-cpp in-process
           llvm-19-tools       # FileCheck, not and lit.py: the golden tests (llvm-19-dev pulls it in too)

@@ -6,6 +6,8 @@
                                build tree, runs the moved dspc (a linked program and a session on
                                qemu-hexagon), then configures, builds and runs a copy of
                                examples/cmake-project against it (find_package(dspc))
+  install_test.py makefiles ... (after `prefix`): the same example with CMake's default
+                               generator, Unix Makefiles, against the same prefix
   install_test.py rebuild ...  in that example's build (after `prefix`): touching one .dsp
                                re-runs only the commands that depend on it, and touching the
                                runtime-support library that dspc's depfiles name re-links only
@@ -67,12 +69,13 @@ def example_paths(work):
     return os.path.join(work, "examples"), os.path.join(work, "example-build")
 
 
-def build_example(a, prefix, src, build):
+def build_example(a, prefix, src, build, generator="Ninja"):
     """Configures, builds and runs examples/cmake-project (a copy) against `prefix`."""
     shutil.rmtree(build, ignore_errors=True)
-    run([a.cmake, "-S", os.path.join(src, "cmake-project"), "-B", build, "-G", "Ninja",
-         f"-DCMAKE_MAKE_PROGRAM={a.ninja}", f"-DCMAKE_CXX_COMPILER={a.cxx}", f"-DCMAKE_PREFIX_PATH={prefix}"])
-    out = run([a.ninja, "-C", build])
+    tool = [f"-DCMAKE_MAKE_PROGRAM={a.ninja}"] if generator == "Ninja" else []
+    run([a.cmake, "-S", os.path.join(src, "cmake-project"), "-B", build, "-G", generator, *tool,
+         f"-DCMAKE_CXX_COMPILER={a.cxx}", f"-DCMAKE_PREFIX_PATH={prefix}"])
+    out = run([a.cmake, "--build", build, "-j", "2"])
     check("dspc alloc_vtcm.dsp -> alloc_vtcm.so (hexagon-v68)" in out, "the build ran dspc_add_kernels' commands")
     out = run([os.path.join(build, "app")])
     for line in ["conv3x3 on the host (an object, called directly): matches the reference: 262144/262144",
@@ -202,6 +205,14 @@ def cmd_rebuild(a):
     check("all checks passed" in out, "the rebuilt example still passes")
 
 
+def cmd_makefiles(a):
+    src = example_paths(a.work_dir)[0]
+    prefix = os.path.join(a.work_dir, "prefix")
+    if not os.path.isfile(os.path.join(prefix, "bin", "dspc")):
+        fail(f"no installed dspc in {prefix}: run the 'prefix' test first")
+    build_example(a, prefix, src, os.path.join(a.work_dir, "example-build-make"), "Unix Makefiles")
+
+
 def cmd_deb(a):
     work = a.work_dir
     shutil.rmtree(work, ignore_errors=True)
@@ -229,7 +240,7 @@ def cmd_deb(a):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["prefix", "rebuild", "deb"])
+    ap.add_argument("mode", choices=["prefix", "rebuild", "makefiles", "deb"])
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--work-dir", required=True)
@@ -241,7 +252,7 @@ def main():
     a = ap.parse_args()
     for k in ("source_dir", "build_dir", "work_dir"):
         setattr(a, k, os.path.realpath(getattr(a, k)))
-    {"prefix": cmd_prefix, "rebuild": cmd_rebuild, "deb": cmd_deb}[a.mode](a)
+    {"prefix": cmd_prefix, "rebuild": cmd_rebuild, "makefiles": cmd_makefiles, "deb": cmd_deb}[a.mode](a)
     print("PASS", flush=True)
 
 

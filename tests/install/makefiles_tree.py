@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""The build with CMake's default generator, Unix Makefiles (the build trees of setup.sh and CI
+use Ninja).
+
+  makefiles_tree.py --source-dir SRC --work-dir DIR --cmake CMAKE [--all]
+
+Configures SRC into DIR/build with -G "Unix Makefiles", then builds, each on its own after a
+clean so that none can lean on another's outputs, the targets made of custom commands whose
+outputs other directories use: the device server and the bench's pipe server (they link
+runtime-support's archives, made in runtime-support/), the device test programs, the session
+test modules and runtime-support itself. Make, unlike Ninja, knows a custom command's output only
+in the directory that makes it: a target that uses it elsewhere needs a target-level dependency.
+With --all, it then builds everything (as `cmake --build DIR -j2` does).
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+# First the ones that use another target's outputs: built alone, they find no archive yet.
+TARGETS = ["dspc_server", "dspc_pipe_echo", "dspc_runtime_device_tests", "dspc_session_modules",
+           "dspc_runtime"]
+
+
+def run(cmd):
+    print("+", " ".join(cmd), flush=True)
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    sys.stdout.write(r.stdout[-6000:])
+    if r.returncode != 0:
+        print(f"FAIL: exit {r.returncode}: {' '.join(cmd)}", flush=True)
+        sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--cmake", required=True)
+    ap.add_argument("--all", action="store_true")
+    a = ap.parse_args()
+    build = os.path.join(a.work_dir, "build")
+    shutil.rmtree(build, ignore_errors=True)
+    run([a.cmake, "-S", a.source_dir, "-B", build, "-G", "Unix Makefiles",
+         "-DCMAKE_BUILD_TYPE=Release", "-DDSPC_BENCH=OFF"])
+    for target in TARGETS:
+        run([a.cmake, "--build", build, "--target", "clean"])
+        run([a.cmake, "--build", build, "-j", "2", "--target", target])
+        print(f"ok: {target} builds alone with Unix Makefiles", flush=True)
+    if a.all:
+        run([a.cmake, "--build", build, "-j", "2"])
+        print("ok: the whole tree builds with Unix Makefiles", flush=True)
+    print("PASS", flush=True)
+
+
+if __name__ == "__main__":
+    main()
