@@ -5,7 +5,6 @@ the reference interpreter (which ignores schedules).
 
   python3 tools/difftest.py --dspc build/dspc --count 1000 --seed 1 [--jobs 2]
   python3 tools/difftest.py --dspc build/dspc --only 17 --seed 1 --print   # show case 17
-  python3 tools/difftest.py --dspc build/dspc --regressions tests/difftest/regressions
 
 Case k depends only on (--seed, k): a run is reproducible, and `--only K` replays one case.
 Each case is one function (tools/difftest.py --print shows it) with:
@@ -25,6 +24,9 @@ generator made a combination dspc refuses; the summary counts them, and a legal 
 rejected would be a dspc bug to look at). A failing case is shrunk (schedule lines dropped,
 stages dropped, expressions replaced by leaves, while it still fails the same way) and saved
 to --out-dir with the command that shows it; add it to tests/difftest/regressions/ once fixed.
+A saved case says how to run it in an `# E2E-RUN: VARIANT --seed=K` line, as the end-to-end
+programs do (tests/e2e/CMakeLists.txt): ctest runs each regression on both targets,
+`ctest -R e2e/difftest/`.
 
 The last line is a summary:
   difftest: N cases, N ok, N rejected, N mismatches, N crashes
@@ -360,11 +362,8 @@ def main():
     ap.add_argument("--out-dir", default="difftest-failures")
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--progress", type=int, default=0, metavar="N", help="print the counts every N cases")
-    ap.add_argument("--regressions", help="run every .dsp in this folder (its DIFFTEST-RUN lines) instead")
     args = ap.parse_args()
     args.targets = args.targets.split(",")
-    if args.regressions:
-        return run_regressions(args)
     ks = [args.only] if args.only is not None else list(range(args.start, args.start + args.count))
     if args.print:
         for k in ks:
@@ -394,32 +393,11 @@ def main():
         path = os.path.join(args.out_dir, f"case{k}-seed{args.seed}.dsp")
         with open(path, "w") as f:
             f.write(f"# difftest case {k} of seed {args.seed}: {kind} on {target}\n")
-            f.write(f"# DIFFTEST-RUN: --target={target} --seed={k}\n" + small)
+            f.write(f"# E2E-RUN: seed{k} --seed={k}\n" + small)
         print(f"saved {path} (dspc run {path} --target={target} --random-inputs --seed={k} --check)")
     print(f"difftest: {len(ks)} cases, {counts['ok']} ok, {counts['rejected']} rejected, "
           f"{counts['mismatch']} mismatches, {counts['crash']} crashes")
     return 1 if failures else 0
-
-
-def run_regressions(args):
-    """Every saved case: `# DIFFTEST-RUN: --target=T --seed=S` lines; all must pass."""
-    bad = 0
-    files = sorted(f for f in os.listdir(args.regressions) if f.endswith(".dsp"))
-    for name in files:
-        path = os.path.join(args.regressions, name)
-        text = open(path).read()
-        runs = re.findall(r"^# DIFFTEST-RUN: --target=(\S+) --seed=(\d+)", text, re.M)
-        if not runs:
-            print(f"{name}: no DIFFTEST-RUN line")
-            bad += 1
-        for target, seed in runs:
-            for t in ([target] + [x for x in TARGETS if x != target]):
-                kind, why = run_one(args.dspc, text, t, int(seed), args.timeout)
-                if kind != "ok":
-                    print(f"{name} on {t}: {kind}: {why[:500]}")
-                    bad += 1
-    print(f"difftest regressions: {len(files)} files, {bad} failures")
-    return 1 if bad else 0
 
 
 if __name__ == "__main__":
