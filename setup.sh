@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # One command from a fresh Debian 12 machine to a working dspc:
 #   bash setup.sh demo   install what is missing, build, compile and run the seed example
-#   bash setup.sh test   install what is missing, build, run every test (ctest)
+#   bash setup.sh test   install what is missing, build, run the default tier of tests (ctest
+#                        -LE full: every layer and feature, a sample of each long family)
+#   bash setup.sh test-all  ... every test: the default tier, then the `full` tier (difftest,
+#                        every end-to-end program, install, benchmarks' smoke tests), then
+#                        test-sanitize and test-fuzz; CI (.ci/run) runs this
 #   bash setup.sh build  install what is missing and build
 #   bash setup.sh install PREFIX   ... and install dspc into PREFIX (bin/dspc, lib/, include/,
 #                        lib/cmake/dspc for find_package(dspc)); the prefix may move later
@@ -48,15 +52,31 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-cmake_args=()
-if [ "$mode" = test-sanitize ]; then
-  build_dir=${DSPC_SANITIZE_BUILD_DIR:-build-sanitize}
-  cmake_args=(-DDSPC_SANITIZE=ON -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19)
-fi
-if [ ! -f "$build_dir/build.ninja" ]; then
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}"
-fi
-cmake --build "$build_dir" -j 2
+# build DIR [-DVAR=VALUE...]: configure DIR with Ninja the first time, or again when the cache
+# holds another value of one of the variables (e.g. bench/ on or off), then build it.
+build() {
+  local dir=$1 arg
+  shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+  else
+    for arg in "$@"; do
+      arg=${arg#-D}
+      if ! grep -q "^${arg%%=*}:[A-Z]*=${arg#*=}\$" "$dir/CMakeCache.txt"; then
+        cmake "$dir" "$@" >/dev/null
+        break
+      fi
+    done
+  fi
+  cmake --build "$dir" -j 2
+}
+
+case "$mode" in
+  test) build "$build_dir" -DDSPC_BENCH=OFF ;;  # the default tier does not run bench/'s tests
+  test-all) build "$build_dir" -DDSPC_BENCH=ON ;;
+  test-sanitize) ;;
+  *) build "$build_dir" ;;
+esac
 
 case "$mode" in
   build) ;;
@@ -80,9 +100,18 @@ case "$mode" in
     ;;
   test)
     cd "$build_dir"
-    ctest --output-on-failure -j 2
+    ctest --output-on-failure -j 2 -LE full
+    ;;
+  test-all)
+    # Both tiers in one ctest run (it orders the long tests first), then the sanitizer and fuzz
+    # trees, each a command of its own below.
+    (cd "$build_dir" && ctest --output-on-failure -j 2)
+    bash ./setup.sh test-sanitize
+    bash ./setup.sh test-fuzz
     ;;
   test-sanitize)
+    build_dir=${DSPC_SANITIZE_BUILD_DIR:-build-sanitize}
+    CC=clang-19 CXX=clang++-19 build "$build_dir" -DDSPC_SANITIZE=ON -DDSPC_BENCH=OFF
     # Any report is fatal: abort_on_error makes it a crash, which `not` in golden RUN lines and
     # every test's exit-code check count as a failure (ASan's default exit code, 1, would look
     # like a user error). use_sigaltstack=0: see driver/main.cpp (LLVM's signal handlers replace
@@ -104,5 +133,5 @@ case "$mode" in
     python3 tests/fuzz/run-fuzzers.py --fuzz-build "$fuzz_dir" --seed-build "$build_dir" \
       --seconds "${DSPC_FUZZ_SECONDS:-20}" --max-seeds "${DSPC_FUZZ_MAX_SEEDS:-300}"
     ;;
-  *) echo "usage: bash setup.sh [build|demo|session-demo|test|test-sanitize|test-fuzz|install PREFIX|deb]" >&2; exit 2 ;;
+  *) echo "usage: bash setup.sh [build|demo|session-demo|test|test-all|test-sanitize|test-fuzz|install PREFIX|deb]" >&2; exit 2 ;;
 esac
