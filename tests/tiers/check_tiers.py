@@ -33,6 +33,7 @@ DEFAULT_FAMILIES = {
     "shared modules": r"^so/",
     "fuzz regressions": r"^fuzz/(replay|regression)/",
     "onnx": r"^onnx/",
+    "HVX op checks": r"^opcheck/suite$",
     "layers": r"^layers/",
     "docs": r"^docs/",
     "bad input": r"^driver/bad-input$",
