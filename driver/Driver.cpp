@@ -572,7 +572,7 @@ CodegenOptions codegen_options(const DriverOptions& o) {
 std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag) {
   if (!(is_onnx_path(o.input) ? read_onnx_source(o, source) : read_source(o.input, source))) return std::nullopt;
   LowerOptions lo = o.lower;
-  lo.trace = &std::cout;
+  lo.trace = &std::cerr;  // traces are for people: stdout holds only the requested output
   return compile_source(source, lo, diag, o.instances, o.import_dirs, o.func);
 }
 

@@ -61,9 +61,11 @@ int driver_main(int argc, char** argv);
 int failure_status(const Diagnostics& diag);
 
 // Runs a compiled executable for `run`: `dspc run` and tests use it. Returns the exit status,
-// or -1 if it could not be started / timed out (message in `error`).
+// or -1 if it could not be started / timed out (message in `error`). The child's stderr is
+// captured; so is its stdout with `capture_stdout` (the runner: dspc's stdout holds only the
+// results), else it is dspc's (a C program's own output).
 int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::string& captured_stderr,
-                std::string& error);
+                std::string& error, bool capture_stdout = false);
 
 int run_command(const DriverOptions& o);
 
@@ -85,7 +87,8 @@ bool read_source(const std::string& path, SourceFile& out);
 bool read_onnx_source(const DriverOptions& o, SourceFile& out);
 // --input-shape NAME=1x3x224x224, --input-layout and --output-layout; false with `error` set.
 bool parse_onnx_option(const std::string& option, const std::string& value, DriverOptions& o, std::string& error);
-// Reads and lowers o.input (an .onnx model through read_onnx_source), printing traced TIR to stdout.
+// Reads and lowers o.input (an .onnx model through read_onnx_source), printing traced TIR
+// (--print-after) to stderr.
 std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag);
 // Wall times of emit_executable and emit_shared, for `dspc run --json`.
 struct EmitTimings {

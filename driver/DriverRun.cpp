@@ -229,7 +229,7 @@ void remove_temp_dir(const std::string& path) {
 }
 
 int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::string& captured_stderr,
-                std::string& error) {
+                std::string& error, bool capture_stdout) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) {
     error = std::string("cannot create a pipe: ") + std::strerror(errno);
@@ -242,6 +242,7 @@ int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::
   }
   if (pid == 0) {
     dup2(pipe_fds[1], 2);
+    if (capture_stdout) dup2(pipe_fds[1], 1);
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     std::vector<char*> args;
@@ -443,7 +444,7 @@ int run_command(const DriverOptions& o) {
     if (!ran) return error_exit(error.rfind(entry->name + ": ", 0) == 0 ? error : entry->name + ": " + error);
   } else {
     std::string err_text;
-    int status = run_process(cmd, o.timeout_seconds, err_text, error);
+    int status = run_process(cmd, o.timeout_seconds, err_text, error, /*capture_stdout=*/true);
     times["run"] = ms_since(t0);
     std::cerr << err_text;
     if (status < 0) return error_exit(entry->name + ": " + error);

@@ -57,8 +57,8 @@ def no_vtcm_plan : F<"no-vtcm-plan", grp_compile,
   "one HexagonBackendAllocateVTCM call per VTCM buffer, checked by summing\n"
   "the live ones, instead of plan-vtcm's one arena per function">;
 defm print_after : Eq<"print-after", "PASS", grp_compile,
-  "print the TIR after PASS (repeatable); see --list-passes">;
-def print_after_all : F<"print-after-all", grp_compile, "print the TIR after every pass">;
+  "print the TIR after PASS on standard error (repeatable); see --list-passes">;
+def print_after_all : F<"print-after-all", grp_compile, "print the TIR after every pass on standard error">;
 def verify_each : F<"verify-each", grp_compile, "verify the TIR after every pass">;
 def time_passes : F<"time-passes", grp_compile,
   "time each of dspc's passes and LLVM's (optimisation and code generation),\n"

@@ -329,6 +329,19 @@ def mode_args(seed, k, llvm_fraction, obj_fraction):
 
 # ------------------------------------------------------------------------- running
 
+TRACE = "// ----- TIR after "
+
+
+def without_traces(text):
+    """stderr without the --print-after-all traces that precede the diagnostics: the last traced
+    module ends with a closing brace in column 0."""
+    if not text.startswith(TRACE):
+        return text
+    tail = text[text.rfind(TRACE):].split("\n")
+    ends = [i for i, line in enumerate(tail) if line == "}"]
+    return "\n".join(tail[ends[-1] + 1:]) if ends else ""
+
+
 def classify(returncode, stderr, timed_out):
     """Returns (category, failure reason or None)."""
     if timed_out:
@@ -342,6 +355,7 @@ def classify(returncode, stderr, timed_out):
         return "crash", "internal error reported: " + INTERNAL.search(text).group(0)[:200]
     if returncode == 0:
         return "ok", None
+    text = without_traces(text)
     if not text.strip():
         return "bad-diagnostic", "exit 1 with nothing on stderr"
     first = text.split("\n", 1)[0]

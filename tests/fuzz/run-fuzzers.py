@@ -82,9 +82,9 @@ def tir_of(dspc, path, all_passes):
         return []
     if r.returncode != 0:
         return []
-    text = r.stdout.decode("utf-8", "replace")
     if not all_passes:
-        return [text]
+        return [r.stdout.decode("utf-8", "replace")]
+    text = r.stderr.decode("utf-8", "replace")  # the traces go to stderr
     return [part for part in re.split(r"^// ----- TIR after [\w-]+ -----\n", text, flags=re.M) if part.strip()]
 
 
