@@ -56,6 +56,15 @@ std::string reserved_symbol(const std::string& name) {
   return "";
 }
 
+// A graph's device group, as group-device-calls names it (passes/GroupDeviceCalls.h):
+// `__dspc_group_<graph>_<k>`. --emit=tir prints these, so TIR input takes them back.
+bool is_group_function(const std::string& name) {
+  const std::string prefix = "__dspc_group_";
+  auto underscore = name.find_last_of('_');
+  if (name.rfind(prefix, 0) != 0 || underscore <= prefix.size() || underscore + 1 == name.size()) return false;
+  return name.find_first_not_of("0123456789", underscore + 1) == std::string::npos;
+}
+
 bool check_symbols(const std::vector<std::pair<std::string, Span>>& funcs, const char* what, Diagnostics& diag) {
   bool ok = true;
   for (const auto& [name, span] : funcs) {
@@ -85,7 +94,8 @@ std::optional<Compilation> compile_source(const SourceFile& source, const LowerO
     auto m = parse_tir(source, diag);
     if (!m || diag.has_errors()) return std::nullopt;
     std::vector<std::pair<std::string, Span>> names;
-    for (const auto& f : m->funcs) names.emplace_back(f.name, f.span);
+    for (const auto& f : m->funcs)
+      if (!is_group_function(f.name)) names.emplace_back(f.name, f.span);
     if (!check_symbols(names, "prim_func", diag)) return std::nullopt;
     auto lowered = lower_tir(*m, options, diag);
     if (!lowered) return std::nullopt;
