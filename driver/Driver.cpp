@@ -35,6 +35,8 @@
 #include "driver/GraphJson.h"
 #include "driver/Lower.h"
 #include "driver/ModuleJson.h"
+#include "driver/Process.h"
+#include "driver/Progress.h"
 #include "compiler/ir/Printer.h"
 
 // runtime-support's folder relative to dspc's own, once installed (CMake sets it from the
@@ -233,6 +235,237 @@ bool is_c_source(const std::string& path) {
   return false;
 }
 
+// What the option loop collects besides DriverOptions: options that only `dspc run` reads and
+// the compile-only ones, as given (for the checks after the loop: an option the command ignores
+// is an error, not silently dropped), and the input files.
+struct ParseState {
+  std::vector<std::string> run_only, compile_only, dsp_inputs;
+  bool emit_given = false;
+  bool plain_func = false;  // --func=NAME that is no instantiation
+};
+
+// --help, --version, --list-*: prints and returns 0; -1 for any other option.
+int print_info(unsigned id) {
+  switch (id) {
+    case OPT_help: std::cout << usage(); return 0;
+    case OPT_version:
+      std::cout << "dspc " << DSPC_VERSION << " (LLVM " << LLVM_VERSION_STRING << ", targets: " << target_summary()
+                << ")\n";
+      return 0;
+    case OPT_list_passes:
+      for (const auto& p : pass_names()) std::cout << p << "\n";
+      return 0;
+    case OPT_list_targets:
+      for (const auto& t : target_names()) std::cout << t << "\n";
+      return 0;
+    case OPT_list_onnx_ops: std::cout << onnx_supported_ops(); return 0;
+    default: return -1;
+  }
+}
+
+// The options without a value. False for any other option.
+bool apply_flag(unsigned id, DriverOptions& o) {
+  switch (id) {
+    case OPT_print_after_all: o.lower.print_after_all = true; return true;
+    case OPT_verify_each: o.lower.verify_each = true; return true;
+    case OPT_time_passes: o.time_passes = true; return true;
+    case OPT_no_auto_hvx: o.auto_hvx = false; return true;
+    case OPT_no_auto_schedule: o.lower.auto_schedule = false; return true;
+    case OPT_no_vtcm_plan: o.lower.plan_vtcm = false; return true;
+    case OPT_no_group_device_calls: o.lower.group_device_calls = false; return true;
+    case OPT_lazy_calls: o.lazy_calls = true; return true;
+    case OPT_random_inputs: o.random_inputs = true; return true;
+    case OPT_check: o.check = true; return true;
+    case OPT_keep_temps: o.keep_temps = true; return true;
+    case OPT_session: o.session = true; return true;
+    case OPT_json: o.json = true; return true;
+    case OPT_MD: o.depfile = true; return true;
+    case OPT_quiet: o.quiet = true; return true;
+    default: return false;
+  }
+}
+
+// The options with a number. Returns -1 when applied (or not one of them), else an exit code.
+int apply_number(unsigned id, const std::string& name, const std::string& v, DriverOptions& o) {
+  int64_t n = 0;
+  bool ok = parse_int(v, n);
+  switch (id) {
+    case OPT_seed_eq:
+      if (!ok) return usage_error("--seed needs a whole number from 0 to 999999999999999999, got '" + v + "'");
+      o.seed = static_cast<uint64_t>(n);
+      return -1;
+    case OPT_json_max_values_eq:
+      if (!ok || n > 1000000000)
+        return usage_error("--json-max-values needs a whole number from 0 to 1000000000, got '" + v + "'");
+      o.json_max_values = n;
+      o.json_max_values_given = true;
+      return -1;
+    case OPT_repeat_eq:
+      if (!ok || n < 1 || n > 1000000) return usage_error("--repeat needs a count from 1 to 1000000, got '" + v + "'");
+      o.repeat = static_cast<int>(n);
+      return -1;
+    case OPT_timeout_eq:
+      if (!ok || n < 1 || n > 86400) return usage_error("--timeout needs seconds from 1 to 86400, got '" + v + "'");
+      o.timeout_seconds = static_cast<int>(n);
+      return -1;
+    case OPT_vtcm_capacity_eq:
+    case OPT_sim_vtcm_capacity_eq:
+      if (v.empty()) return usage_error("empty value for " + name);
+      if (!ok || n > 0xffffffffLL)
+        return usage_error("invalid byte count '" + v + "' for " + name + " (a whole number up to 4294967295)");
+      (id == OPT_sim_vtcm_capacity_eq ? o.sim_vtcm_capacity : o.lower.vtcm_capacity) = n;
+      return -1;
+    default: return -1;
+  }
+}
+
+// --func: a name, or an instantiation, which also goes with compiling.
+int apply_func(const std::string& v, DriverOptions& o, ParseState& st) {
+  o.func = v;
+  if (v.find('<') == std::string::npos) {
+    st.plain_func = true;
+    return -1;
+  }
+  FuncInstance fi;
+  std::string why;
+  if (!parse_func_instance(v, fi, why))
+    return usage_error("invalid --func='" + v + "': " + why + " (e.g. --func='conv2d<56,56,64,64>')");
+  o.func = mangled_name(fi);
+  o.instances.push_back(fi);
+  st.run_only.pop_back();
+  return -1;
+}
+
+// The options with a string value. Returns -1 to go on, else an exit code.
+int apply_value(const llvm::opt::Arg& arg, const std::string& name, const std::string& v, DriverOptions& o,
+                ParseState& st) {
+  const unsigned id = arg.getOption().getID();
+  bool numeric = id == OPT_seed_eq || id == OPT_json_max_values_eq || id == OPT_repeat_eq || id == OPT_timeout_eq ||
+                 id == OPT_vtcm_capacity_eq || id == OPT_sim_vtcm_capacity_eq;
+  if (numeric) return apply_number(id, name, v, o);
+  if (id == OPT_INPUT) {
+    (is_c_source(v) ? o.c_sources : st.dsp_inputs).push_back(v);
+    return -1;
+  }
+  if (id == OPT_input_shape || id == OPT_input_layout_eq || id == OPT_output_layout_eq) {
+    std::string error;
+    return parse_onnx_option(name, v, o, error) ? -1 : usage_error(error);
+  }
+  if (v.empty() && id != OPT_O && id != OPT_input && id != OPT_output)
+    return usage_error("empty value for " + name);  // --func=, -o '': an error naming the option
+  switch (id) {
+    case OPT_I: {  // -I DIR or -IDIR
+      std::error_code ec;
+      if (!std::filesystem::is_directory(v, ec)) return usage_error("-I " + v + ": not a directory");
+      o.import_dirs.push_back(v);
+      return -1;
+    }
+    case OPT_MF: o.depfile_path = v; return -1;  // -MF FILE or -MFFILE, as clang and gcc take it
+    case OPT_O:
+      if (v.size() != 1 || v[0] < '0' || v[0] > '3')
+        return usage_error("invalid optimisation level '-O" + v + "' (-O0, -O1, -O2 or -O3)");
+      o.opt_level = v[0] - '0';
+      return -1;
+    case OPT_target_eq: o.target_name = v; return -1;
+    case OPT_emit_eq:
+      st.compile_only.push_back(name);
+      if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "so" && v != "header" &&
+          v != "json" && v != "graph-json" && v != "dsp")
+        return usage_error("unknown --emit kind '" + v +
+                           "' (tir, llvm, asm, obj, exe, so, header, json, graph-json, dsp)");
+      o.emit = v;
+      st.emit_given = true;
+      return -1;
+    case OPT_o:
+      st.compile_only.push_back(name);
+      o.output = v;
+      return -1;
+    case OPT_print_after_eq: {
+      const auto& names = pass_names();
+      if (std::find(names.begin(), names.end(), v) == names.end())
+        return usage_error("unknown pass '" + v + "' in --print-after (see --list-passes)");
+      o.lower.print_after.push_back(v);
+      return -1;
+    }
+    case OPT_inject_internal_error_eq: {
+      if (parse_injection(v, o.lower)) return -1;
+      std::string names;
+      for (const auto& p : pass_names()) names += (names.empty() ? "" : ", ") + p;
+      return usage_error("expected PASS or PASS:check|make|invalid-tir, or codegen:crash|fatal, after "
+                         "--inject-internal-error, got '" + v + "' (passes: " + names + ")");
+    }
+    case OPT_runtime_dir_eq: o.runtime_dir = v; return -1;
+    case OPT_func_eq: return apply_func(v, o, st);
+    case OPT_input:
+    case OPT_output: {
+      std::pair<std::string, std::string> b;
+      if (!parse_binding(v, b)) return usage_error("expected NAME=FILE after " + name + ", got '" + v + "'");
+      (id == OPT_input ? o.inputs : o.outputs).push_back(b);
+      return -1;
+    }
+    case OPT_qemu_eq: o.qemu = v; return -1;
+    default:  // an option of Options.td the driver does not handle: a bug here
+      return usage_error("option '" + name + "' is not implemented");
+  }
+}
+
+// The target named by --target, or a usage error listing the targets (with a guess).
+int apply_target(DriverOptions& o) {
+  auto t = lookup_target(o.target_name);
+  if (t) {
+    o.lower.target = *t;
+    return -1;
+  }
+  std::string all;
+  auto [hexagon, other] = targets_by_kind();
+  for (const auto* kind : {&hexagon, &other})
+    for (const Target& k : *kind) all += (all.empty() ? "" : ", ") + k.name;
+  // "v68" (or "V68", "Hexagon-V68") for "hexagon-v68".
+  std::string lower = o.target_name;
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::string hint;
+  for (const std::string& guess : {lower, "hexagon-" + lower})
+    if (hint.empty() && lookup_target(guess)) hint = "; did you mean '" + guess + "'?";
+  return usage_error("unknown target '" + o.target_name + "' (" + all + ")" + hint);
+}
+
+// After the loop: the inputs, the target, the defaults found from dspc's own path, and the
+// options that do not go with this command.
+int finish_options(DriverOptions& o, ParseState& st) {
+  if (st.dsp_inputs.empty()) return usage_error(o.c_sources.empty() ? "no input file" : "no .dsp input (the kernels)");
+  if (o.c_sources.empty() && st.dsp_inputs.size() > 1)
+    return usage_error("more than one input file ('" + st.dsp_inputs[0] + "' and '" + st.dsp_inputs[1] + "')");
+  o.input = st.dsp_inputs[0];
+  o.more_inputs.assign(st.dsp_inputs.begin() + 1, st.dsp_inputs.end());
+  if (!o.c_sources.empty()) {
+    // C and C++ sources make a program: the kernels' objects and the sources' linked together.
+    if (st.emit_given && o.emit != "exe")
+      return usage_error("C/C++ sources link into a program: --emit=" + o.emit + " does not go with '" +
+                         o.c_sources[0] + "' (leave --emit out, or --emit=exe)");
+    o.emit = "exe";
+    for (const std::string& r : st.run_only)
+      if (r != "--qemu" && r != "--timeout" && r != "--keep-temps")
+        return usage_error(r + " does not go with C/C++ sources (the program reads no .npy inputs)");
+  }
+  if (int r = apply_target(o); r >= 0) return r;
+  if (o.runtime_dir.empty()) o.runtime_dir = default_runtime_dir();
+  if (std::string lib = library_dir(); !lib.empty()) o.import_dirs.push_back(lib);
+  if (o.qemu.empty()) o.qemu = access(DSPC_QEMU, X_OK) == 0 ? DSPC_QEMU : "qemu-hexagon";
+  if (o.run && (o.depfile || !o.depfile_path.empty())) return usage_error("-MD and -MF go with compiling, not 'dspc run'");
+  if (!o.depfile_path.empty() && !o.depfile) return usage_error("-MF needs -MD");
+  if (!o.run && !st.run_only.empty() && st.run_only[0] == "--func")
+    return usage_error("--func=" + o.func + " picks the function or graph 'dspc run' runs; compiling compiles every "
+                       "func of the file, and takes --func only to instantiate a generic func "
+                       "(--func='NAME<A,B,...>')");
+  if (!o.run && !st.run_only.empty()) return usage_error(st.run_only[0] + " goes with 'dspc run'");
+  if (o.run && !st.compile_only.empty())
+    return usage_error(st.compile_only[0] + " does not go with 'dspc run' (save results with --output NAME=FILE.npy)");
+  if (o.json_max_values_given && !o.json) return usage_error("--json-max-values needs --json");
+  if (o.onnx_options_given && !is_onnx_path(o.input))
+    return usage_error("--input-shape, --input-layout and --output-layout go with an .onnx model, not '" + o.input + "'");
+  return -1;
+}
+
 // Parses argv into `o`. Returns -1 to continue, or an exit code.
 int parse_args(int argc, char** argv, DriverOptions& o) {
   llvm::BumpPtrAllocator alloc;
@@ -248,231 +481,25 @@ int parse_args(int argc, char** argv, DriverOptions& o) {
   unsigned missing_index = 0, missing_count = 0;
   llvm::opt::InputArgList parsed =
       table.ParseArgs(llvm::ArrayRef<const char*>(args).drop_front(first), missing_index, missing_count);
-
-  // Options that only `dspc run` reads, and the compile-only ones, as given (for the check
-  // after the loop: an option the command ignores is an error, not silently dropped).
-  std::vector<std::string> run_only, compile_only;
-  std::vector<std::string> dsp_inputs;
-  bool emit_given = false;
+  ParseState st;
   for (const llvm::opt::Arg* arg : parsed) {
     const std::string name = spelling_of(*arg);
     const std::string v = arg->getNumValues() ? arg->getValue() : "";
     const unsigned id = arg->getOption().getID();
     const llvm::opt::Option group = arg->getOption().getGroup();
-    if (group.isValid() && group.getID() == OPT_grp_run) run_only.push_back(name);
-    // A value that is empty (--func=, -o '') is an error naming the option.
-    auto empty = [&] { return usage_error("empty value for " + name); };
-    auto number = [&](int64_t& n) { return parse_int(v, n); };
-    switch (id) {
-      case OPT_help:
-        std::cout << usage();
-        return 0;
-      case OPT_version:
-        std::cout << "dspc " << DSPC_VERSION << " (LLVM " << LLVM_VERSION_STRING << ", targets: " << target_summary()
-                  << ")\n";
-        return 0;
-      case OPT_list_passes:
-        for (const auto& p : pass_names()) std::cout << p << "\n";
-        return 0;
-      case OPT_list_targets:
-        for (const auto& t : target_names()) std::cout << t << "\n";
-        return 0;
-      case OPT_list_onnx_ops:
-        std::cout << onnx_supported_ops();
-        return 0;
-      case OPT_input_shape:
-      case OPT_input_layout_eq:
-      case OPT_output_layout_eq: {
-        std::string error;
-        if (!parse_onnx_option(name, v, o, error)) return usage_error(error);
-        break;
-      }
-      case OPT_print_after_all: o.lower.print_after_all = true; break;
-      case OPT_verify_each: o.lower.verify_each = true; break;
-      case OPT_time_passes: o.time_passes = true; break;
-      case OPT_no_auto_hvx: o.auto_hvx = false; break;
-      case OPT_no_auto_schedule: o.lower.auto_schedule = false; break;
-      case OPT_no_vtcm_plan: o.lower.plan_vtcm = false; break;
-      case OPT_no_group_device_calls: o.lower.group_device_calls = false; break;
-      case OPT_lazy_calls: o.lazy_calls = true; break;
-      case OPT_random_inputs: o.random_inputs = true; break;
-      case OPT_check: o.check = true; break;
-      case OPT_keep_temps: o.keep_temps = true; break;
-      case OPT_session: o.session = true; break;
-      case OPT_json: o.json = true; break;
-      case OPT_MD: o.depfile = true; break;
-      case OPT_I: {  // -I DIR or -IDIR
-        if (v.empty()) return empty();
-        std::error_code ec;
-        if (!std::filesystem::is_directory(v, ec)) return usage_error("-I " + v + ": not a directory");
-        o.import_dirs.push_back(v);
-        break;
-      }
-      case OPT_MF:  // -MF FILE or -MFFILE, as clang and gcc take it
-        if (v.empty()) return empty();
-        o.depfile_path = v;
-        break;
-      case OPT_O:
-        if (v.size() != 1 || v[0] < '0' || v[0] > '3')
-          return usage_error("invalid optimisation level '" + arg->getAsString(parsed) + "' (-O0, -O1, -O2 or -O3)");
-        o.opt_level = v[0] - '0';
-        break;
-      case OPT_target_eq:
-        if (v.empty()) return empty();
-        o.target_name = v;
-        break;
-      case OPT_emit_eq:
-        if (v.empty()) return empty();
-        compile_only.push_back(name);
-        if (v != "tir" && v != "llvm" && v != "asm" && v != "obj" && v != "exe" && v != "so" && v != "header" &&
-            v != "json" && v != "graph-json" && v != "dsp")
-          return usage_error("unknown --emit kind '" + v + "' (tir, llvm, asm, obj, exe, so, header, json, graph-json, dsp)");
-        o.emit = v;
-        emit_given = true;
-        break;
-      case OPT_o:
-        if (v.empty()) return empty();
-        compile_only.push_back(name);
-        o.output = v;
-        break;
-      case OPT_print_after_eq: {
-        if (v.empty()) return empty();
-        const auto& names = pass_names();
-        if (std::find(names.begin(), names.end(), v) == names.end())
-          return usage_error("unknown pass '" + v + "' in --print-after (see --list-passes)");
-        o.lower.print_after.push_back(v);
-        break;
-      }
-      case OPT_vtcm_capacity_eq:
-      case OPT_sim_vtcm_capacity_eq: {
-        if (v.empty()) return empty();
-        int64_t n = 0;
-        if (!number(n) || n > 0xffffffffLL)
-          return usage_error("invalid byte count '" + v + "' for " + name + " (a whole number up to 4294967295)");
-        (id == OPT_sim_vtcm_capacity_eq ? o.sim_vtcm_capacity : o.lower.vtcm_capacity) = n;
-        break;
-      }
-      case OPT_inject_internal_error_eq:
-        if (v.empty()) return empty();
-        if (!parse_injection(v, o.lower)) {
-          std::string names;
-          for (const auto& p : pass_names()) names += (names.empty() ? "" : ", ") + p;
-          return usage_error("expected PASS or PASS:check|make|invalid-tir, or codegen:crash|fatal, after --inject-internal-error, got '" + v +
-                             "' (passes: " + names + ")");
-        }
-        break;
-      case OPT_runtime_dir_eq:
-        if (v.empty()) return empty();
-        o.runtime_dir = v;
-        break;
-      case OPT_func_eq:
-        if (v.empty()) return empty();
-        o.func = v;
-        if (v.find('<') != std::string::npos) {
-          FuncInstance fi;
-          std::string why;
-          if (!parse_func_instance(v, fi, why))
-            return usage_error("invalid --func='" + v + "': " + why + " (e.g. --func='conv2d<56,56,64,64>')");
-          // An instantiation also goes with compiling: every --func='f<...>' is compiled.
-          o.func = mangled_name(fi);
-          o.instances.push_back(fi);
-          run_only.pop_back();
-        }
-        break;
-      case OPT_input:
-      case OPT_output: {
-        std::pair<std::string, std::string> b;
-        if (!parse_binding(v, b)) return usage_error("expected NAME=FILE after " + name + ", got '" + v + "'");
-        (id == OPT_input ? o.inputs : o.outputs).push_back(b);
-        break;
-      }
-      case OPT_seed_eq: {
-        int64_t n = 0;
-        if (!number(n)) return usage_error("--seed needs a whole number from 0 to 999999999999999999, got '" + v + "'");
-        o.seed = static_cast<uint64_t>(n);
-        break;
-      }
-      case OPT_json_max_values_eq: {
-        int64_t n = 0;
-        if (!number(n) || n > 1000000000)
-          return usage_error("--json-max-values needs a whole number from 0 to 1000000000, got '" + v + "'");
-        o.json_max_values = n;
-        o.json_max_values_given = true;
-        break;
-      }
-      case OPT_repeat_eq: {
-        int64_t n = 0;
-        if (!number(n) || n < 1 || n > 1000000) return usage_error("--repeat needs a count from 1 to 1000000, got '" + v + "'");
-        o.repeat = static_cast<int>(n);
-        break;
-      }
-      case OPT_timeout_eq: {
-        int64_t n = 0;
-        if (!number(n) || n < 1 || n > 86400) return usage_error("--timeout needs seconds from 1 to 86400, got '" + v + "'");
-        o.timeout_seconds = static_cast<int>(n);
-        break;
-      }
-      case OPT_qemu_eq:
-        if (v.empty()) return empty();
-        o.qemu = v;
-        break;
-      case OPT_UNKNOWN: {
-        std::string unknown = arg->getAsString(parsed), nearest;
-        std::string hint;
-        if (table.findNearest(unknown, nearest) <= 2) hint = "; did you mean '" + nearest + "'?";
-        return usage_error("unknown option '" + unknown + "'" + hint);
-      }
-      case OPT_INPUT:
-        if (is_c_source(v)) o.c_sources.push_back(v);
-        else dsp_inputs.push_back(v);
-        break;
-      default:  // an option of Options.td the driver does not handle: a bug here
-        return usage_error("option '" + name + "' is not implemented");
+    if (group.isValid() && group.getID() == OPT_grp_run) st.run_only.push_back(name);
+    if (int r = print_info(id); r >= 0) return r;
+    if (apply_flag(id, o)) continue;
+    if (id == OPT_UNKNOWN) {
+      std::string unknown = arg->getAsString(parsed), nearest;
+      std::string hint;
+      if (table.findNearest(unknown, nearest) <= 2) hint = "; did you mean '" + nearest + "'?";
+      return usage_error("unknown option '" + unknown + "'" + hint);
     }
+    if (int r = apply_value(*arg, name, v, o, st); r >= 0) return r;
   }
   if (missing_count) return usage_error("missing value after " + std::string(args[first + missing_index]));
-  if (dsp_inputs.empty()) return usage_error(o.c_sources.empty() ? "no input file" : "no .dsp input (the kernels)");
-  if (o.c_sources.empty() && dsp_inputs.size() > 1)
-    return usage_error("more than one input file ('" + dsp_inputs[0] + "' and '" + dsp_inputs[1] + "')");
-  o.input = dsp_inputs[0];
-  o.more_inputs.assign(dsp_inputs.begin() + 1, dsp_inputs.end());
-  if (!o.c_sources.empty()) {
-    // C and C++ sources make a program: the kernels' objects and the sources' linked together.
-    if (emit_given && o.emit != "exe")
-      return usage_error("C/C++ sources link into a program: --emit=" + o.emit + " does not go with '" +
-                         o.c_sources[0] + "' (leave --emit out, or --emit=exe)");
-    o.emit = "exe";
-    for (const std::string& r : run_only)
-      if (r != "--qemu" && r != "--timeout" && r != "--keep-temps")
-        return usage_error(r + " does not go with C/C++ sources (the program reads no .npy inputs)");
-  }
-  auto t = lookup_target(o.target_name);
-  if (!t) {
-    std::string all;
-    auto [hexagon, other] = targets_by_kind();
-    for (const auto* kind : {&hexagon, &other})
-      for (const Target& k : *kind) all += (all.empty() ? "" : ", ") + k.name;
-    // "v68" (or "V68", "Hexagon-V68") for "hexagon-v68".
-    std::string lower = o.target_name;
-    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    std::string hint;
-    for (const std::string& guess : {lower, "hexagon-" + lower})
-      if (hint.empty() && lookup_target(guess)) hint = "; did you mean '" + guess + "'?";
-    return usage_error("unknown target '" + o.target_name + "' (" + all + ")" + hint);
-  }
-  o.lower.target = *t;
-  if (o.runtime_dir.empty()) o.runtime_dir = default_runtime_dir();
-  if (std::string lib = library_dir(); !lib.empty()) o.import_dirs.push_back(lib);
-  if (o.qemu.empty()) o.qemu = access(DSPC_QEMU, X_OK) == 0 ? DSPC_QEMU : "qemu-hexagon";
-  if (o.run && (o.depfile || !o.depfile_path.empty())) return usage_error("-MD and -MF go with compiling, not 'dspc run'");
-  if (!o.depfile_path.empty() && !o.depfile) return usage_error("-MF needs -MD");
-  if (!o.run && !run_only.empty()) return usage_error(run_only[0] + " goes with 'dspc run'");
-  if (o.run && !compile_only.empty())
-    return usage_error(compile_only[0] + " does not go with 'dspc run' (save results with --output NAME=FILE.npy)");
-  if (o.json_max_values_given && !o.json) return usage_error("--json-max-values needs --json");
-  if (o.onnx_options_given && !is_onnx_path(o.input))
-    return usage_error("--input-shape, --input-layout and --output-layout go with an .onnx model, not '" + o.input + "'");
-  return -1;
+  return finish_options(o, st);
 }
 
 std::string stem_of(const std::string& path) {
@@ -569,8 +596,38 @@ CodegenOptions codegen_options(const DriverOptions& o) {
 }
 
 // Compiles and writes the requested emit kind. Shared by the compile path and `run`.
+namespace {
+
+// A program is text: a .npy array or any other binary file is refused at its first byte that
+// text never holds, without echoing the bytes (a diagnostic quotes the source line).
+bool check_text(const SourceFile& source) {
+  const std::string& t = source.text;
+  if (t.rfind("\x93NUMPY", 0) == 0) {
+    std::cerr << source.path << ":1:1: error: this is a NumPy array (.npy), not a program: dspc reads .dsp or TIR "
+              << "text; give arrays to 'dspc run' as --input NAME=" << source.path << "\n";
+    return false;
+  }
+  size_t line = 1, col = 1;
+  for (unsigned char c : t) {
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02x", c);
+      std::cerr << source.path << ":" << line << ":" << col << ": error: control byte " << byte
+                << ": this is not a text file; dspc reads .dsp or TIR text\n";
+      return false;
+    }
+    if (c == '\n') ++line, col = 1;
+    else ++col;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<Compilation> compile_input(const DriverOptions& o, SourceFile& source, Diagnostics& diag) {
-  if (!(is_onnx_path(o.input) ? read_onnx_source(o, source) : read_source(o.input, source))) return std::nullopt;
+  bool read = is_onnx_path(o.input) ? read_onnx_source(o, source) : read_source(o.input, source) && check_text(source);
+  if (!read) return std::nullopt;
+  progress_stage("compiling " + source.path);
   LowerOptions lo = o.lower;
   lo.trace = &std::cerr;  // traces are for people: stdout holds only the requested output
   return compile_source(source, lo, diag, o.instances, o.import_dirs, o.func);
@@ -709,6 +766,7 @@ int compile_outputs(const DriverOptions& o, const std::string& out, std::vector<
     if (!describe_module(o, *c, json, diag)) return failure_status(diag);
     return write_output(out, json) ? 0 : 1;
   }
+  progress_stage("generating code for " + o.lower.target.name);
   if (o.emit == "exe") {
     if (out == "-") return usage_error("--emit=exe needs an output file");
     return emit_executable(o, *c, out, diag) ? 0 : failure_status(diag);
@@ -717,6 +775,7 @@ int compile_outputs(const DriverOptions& o, const std::string& out, std::vector<
     if (out == "-") return usage_error("--emit=so needs an output file");
     return emit_shared(o, *c, out, diag) ? 0 : failure_status(diag);
   }
+  progress_stage("generating code for " + o.lower.target.name);
   CodegenOptions co = codegen_options(o);
   EmitKind kind = o.emit == "llvm" ? EmitKind::LLVM : o.emit == "asm" ? EmitKind::Asm : EmitKind::Obj;
   std::string data;
@@ -774,8 +833,10 @@ int driver_main(int argc, char** argv) {
     DriverOptions o;
     int r = parse_args(argc, argv, o);
     if (r >= 0) return r;
+    install_interrupt_cleanup();
     std::optional<PassTimers> timers;
     if (o.time_passes) o.lower.observer = &timers.emplace();
+    ProgressScope progress(progress_wanted(o.quiet));  // ends before the timers report
     int status = o.run ? (o.c_sources.empty() ? run_command(o) : program_command(o)) : compile_command(o);
     // After a crash inside LLVM that emit_module recovered, what LLVM had allocated is lost:
     // exit at once, so that a leak checker does not turn the internal error into its own.

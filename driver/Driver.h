@@ -26,6 +26,7 @@ struct DriverOptions {
   int opt_level = 2;
   bool auto_hvx = true;
   bool time_passes = false;  // --time-passes: time dspc's passes, LLVM's and Clang's
+  bool quiet = false;        // --quiet: no progress line on stderr
   std::string runtime_dir;  // where runtime-support/<target>/libdspc_rt.a live
   std::vector<std::string> import_dirs;  // -I DIR, then the op library's directory
   bool depfile = false;      // -MD
@@ -59,13 +60,6 @@ int driver_main(int argc, char** argv);
 
 // The exit code for a failed compile: 2 if `diag` saw an internal error, else 1.
 int failure_status(const Diagnostics& diag);
-
-// Runs a compiled executable for `run`: `dspc run` and tests use it. Returns the exit status,
-// or -1 if it could not be started / timed out (message in `error`). The child's stderr is
-// captured; so is its stdout with `capture_stdout` (the runner: dspc's stdout holds only the
-// results), else it is dspc's (a C program's own output).
-int run_process(const std::vector<std::string>& argv, int timeout_seconds, std::string& captured_stderr,
-                std::string& error, bool capture_stdout = false);
 
 int run_command(const DriverOptions& o);
 

@@ -24,6 +24,7 @@
 
 #include "codegen/Codegen.h"
 #include "driver/Driver.h"
+#include "driver/Process.h"
 
 namespace dspc {
 
@@ -38,15 +39,6 @@ const char* kStartShim =
     "int main(int argc, char** argv);\n"
     "int dspc_main(int argc, char** argv);\n"
     "int dspc_main(int argc, char** argv) { return main(argc, argv); }\n";
-
-struct TempDir {
-  std::string path;
-  bool keep = false;
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty() && !keep) fs::remove_all(path, ec);
-  }
-};
 
 std::string stem(const std::string& path) {
   if (path == "-") return "stdin";
@@ -133,38 +125,27 @@ int build_program(const DriverOptions& o, const std::string& work, const std::st
   return link_executable(objects, target, o.runtime_dir, out_path, diag) ? 0 : failure_status(diag);
 }
 
-bool make_temp_dir(TempDir& tmp, const char* kind) {
-  std::string templ = std::string("/tmp/dspc-") + kind + "-XXXXXX";
-  if (!mkdtemp(templ.data())) {
-    error_exit(std::string("cannot create a temporary directory: ") + std::strerror(errno));
-    return false;
-  }
-  tmp.path = templ;
-  return true;
-}
-
 }  // namespace
 
 std::string program_default_output(const DriverOptions& o) { return stem(o.c_sources.at(0)) + ".elf"; }
 
 int program_command(const DriverOptions& o, std::vector<std::string>* imported) {
   TempDir tmp;
-  tmp.keep = o.keep_temps;
-  if (!make_temp_dir(tmp, o.run ? "run" : "build")) return 1;
-  if (o.keep_temps) std::cerr << "dspc: keeping temporary files in " << tmp.path << "\n";
+  std::string error;
+  if (!tmp.create(o.run ? "run" : "build", o.keep_temps, error)) return error_exit(error);
   if (!o.run) {
     std::string out = o.output.empty() ? program_default_output(o) : o.output;
     if (out == "-") return error_exit("a program needs an output file (-o FILE)");
-    return build_program(o, tmp.path, out, imported);
+    return build_program(o, tmp.path(), out, imported);
   }
 
-  std::string exe = tmp.path + "/" + stem(o.c_sources[0]) + ".elf";
-  if (int status = build_program(o, tmp.path, exe, nullptr)) return status;
+  std::string exe = tmp.path() + "/" + stem(o.c_sources[0]) + ".elf";
+  if (int status = build_program(o, tmp.path(), exe, nullptr)) return status;
   std::vector<std::string> cmd;
   if (o.lower.target.is_hexagon) cmd = {o.qemu, "-cpu", DSPC_QEMU_CPU};
   cmd.push_back(exe);
   std::cout.flush();
-  std::string err_text, error;
+  std::string err_text;
   int status = run_process(cmd, o.timeout_seconds, err_text, error);
   std::cerr << err_text;
   std::string name = fs::path(exe).filename().string();

@@ -1,36 +1,19 @@
-// `dspc run --session`: running a compiled shared module through dspc::Session instead of a
-// linked runner. This header names neither the IR's types nor <dspc/host.h>'s (both declare a
-// dspc::Module), so DriverRun.cpp and DriverSession.cpp each see only one of them.
+// `dspc run` through the host runtime (dspc::Session): a graph, and a func with --session, which
+// runs as a graph of one device call. This header names neither the IR's types nor
+// <dspc/host.h>'s (both declare a dspc::Module), so the driver's other files and
+// DriverSession.cpp each see only one of them.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace dspc {
 
-struct SessionRun {
-  std::string module_path;  // a .so from --emit=so
-  std::string func;
-  std::string target;  // a Hexagon target's name, or "host"
-  std::string qemu;    // "" : the one the build found
-  int timeout_seconds = 600;
-  int64_t vtcm_capacity = -1;  // -1: the target's
-  std::vector<std::vector<uint8_t>> inputs;  // the inputs' bytes, in parameter order
-};
-
-// Opens a session, loads the module, copies the inputs in, calls `func` and returns the outputs'
-// bytes (in result order) in `outputs`. On failure returns false with the message in `error`
-// (the device's text for a kernel that crashed, ran over the deadline or refused an argument).
-bool run_in_session(const SessionRun& run, std::vector<std::vector<uint8_t>>& outputs, std::string& error);
-
-}  // namespace dspc
-
-namespace dspc {
-
-// `dspc run` on a graph (DriverGraph.cpp describes it; run_graph_in_session runs it). Tensors
-// are numbered as in the graph; a device step is one call of its group function (inputs then
-// outputs), a host step calls host kernels one by one.
+// Tensors are numbered; a device step is one call of a device function (a func's checked
+// entry, or a graph's group function: inputs then outputs), a host step calls host kernels one
+// by one.
 struct GraphRunTensor {
   std::string name;
   uint8_t type_code = 0, bits = 8;  // dspc_runtime.h's codes
@@ -46,11 +29,12 @@ struct GraphRunCall {
 
 struct GraphRunStep {
   bool device = true;
-  std::vector<GraphRunCall> calls;  // a device step: one call, of its group function
+  std::vector<GraphRunCall> calls;  // a device step: one call, of its device function
 };
 
 struct GraphRun {
-  std::string device_module;  // the target's .so (group functions)
+  std::string what;           // "--session" or "running a graph", for option errors
+  std::string device_module;  // the target's .so
   std::string host_module;    // a host .so for @host calls; "" when there are none
   std::string target;         // a Hexagon target's name, or "host"
   std::string qemu;
@@ -60,8 +44,9 @@ struct GraphRun {
   bool lazy_calls = false;  // SessionOptions::lazy_calls for the device session
   std::vector<GraphRunTensor> tensors;
   std::vector<int> inputs, outputs;
-  std::vector<std::vector<uint8_t>> input_bytes;  // per graph input
+  std::vector<std::vector<uint8_t>> input_bytes;  // per input
   std::vector<GraphRunStep> steps;
+  std::function<void(int done, int total)> on_inference;  // after each inference (progress)
 };
 
 struct GraphRunStats {
@@ -75,11 +60,21 @@ struct GraphRunStats {
   double inference_ms = 0;             // all inferences together (wall time)
 };
 
-// Runs the graph `iterations` times and returns the outputs' bytes (graph result order) of the
-// last run. Each inference copies the inputs in, runs the steps in order, copying a tensor
+// Runs the steps `iterations` times and returns the outputs' bytes (in `run.outputs` order) of
+// the last run. Each inference copies the inputs in, runs the steps in order, copying a tensor
 // between host and device memory only when a step on the other side reads it, and copies the
-// results out. False with `error` on failure.
+// results out. No device session is opened when no step runs on the device. False with the
+// device's message in `error` on failure (a kernel that failed, crashed or ran over the
+// deadline, a server that died, a refused argument).
 bool run_graph_in_session(const GraphRun& run, std::vector<std::vector<uint8_t>>& outputs, GraphRunStats& stats,
                           std::string& error);
+
+// A tensor's size in the session's arena: rounded up to the guest's 64 KiB pages.
+uint64_t guest_pages(uint64_t bytes);
+// The arena a session gets for tensors of these sizes: their pages, and 64 MiB for VTCM, the
+// control page and the runtime's own allocations.
+uint64_t session_arena_bytes(const std::vector<uint64_t>& tensor_bytes);
+// The largest arena a session takes (SessionOptions::arena_bytes, <dspc/host.h>: 2.75 GiB).
+constexpr uint64_t kMaxSessionArenaBytes = 0xb0000000ull;
 
 }  // namespace dspc

@@ -101,6 +101,9 @@ def list_passes : F<"list-passes", grp_general, "list the passes in pipeline ord
 def list_targets : F<"list-targets", grp_general, "list the targets">;
 def list_onnx_ops : F<"list-onnx-ops", grp_general,
   "list the ONNX operators dspc imports, with the opsets they cover">;
+def quiet : F<"quiet", grp_general,
+  "no progress line on standard error (shown on a terminal for work over\n"
+  "about 2 s: the step, and the inference or the reference's stage)">;
 
 // ---- run options
 defm func : Eq<"func", "NAME", grp_run, "the function to run (needed when FILE has several);\n"

@@ -253,7 +253,8 @@ bool same_signature(const BufferNode& b, const Tensor& t) {
   return t.dtype == b.dtype && t.shape == b.shape;
 }
 
-void run(const TensorFunc& f, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+void run(const TensorFunc& f, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+         const InterpretProgress& progress) {
   if (inputs.size() != f.inputs.size())
     fail(f.name + " takes " + std::to_string(f.inputs.size()) + " inputs, got " +
          std::to_string(inputs.size()));
@@ -310,6 +311,7 @@ void run(const TensorFunc& f, const std::vector<Tensor>& inputs, std::vector<Ten
     stage_ids.push_back(it->second);
   }
   for (size_t k = 0; k < f.stages.size(); ++k) {
+    if (progress) progress(f.stages[k].out->name, k + 1, f.stages.size());
     Storage& s = storage[stage_ids[k]];
     StageEvaluator ev(storage, ids);
     ev.run(f.stages[k], s.data);
@@ -346,9 +348,9 @@ Tensor Tensor::zeros(DataType dtype, std::vector<int64_t> shape) {
 }
 
 bool interpret(const TensorFunc& f, const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
-               std::string& error) {
+               std::string& error, const InterpretProgress& progress) {
   try {
-    run(f, inputs, outputs);
+    run(f, inputs, outputs, progress);
     return true;
   } catch (const InterpError& e) {
     error = e.message;

@@ -204,7 +204,7 @@ def cases(f):
         for kind, v in [("no-equals", "A"), ("no-name", "=x.npy"), ("no-file", "A="), ("empty", "")]:
             add(f"{opt}/{kind}", R + [opt, v], f"expected NAME=FILE after {opt}, got '{re.escape(v)}'")
         add(f"{opt}/missing", R + [opt], f"missing value after {opt}")
-        add(f"{opt}/unknown-name", RI + [opt, "Q=" + f["ok_npy"]], f"{opt} Q=.*: function f has no parameter 'Q'")
+        add(f"{opt}/unknown-name", RI + [opt, "Q=" + f["ok_npy"]], f"{opt} Q=.*: function f has no {'input' if opt == '--input' else 'result'} 'Q'")
     add("--input/a-result", RI + ["--input", "C=" + f["ok_npy"]], r"--input C=.*: C is a result of f, not an input")
     add("--input/twice", RI + ["--input", "A=" + f["ok_npy"], "--input", "A=" + f["ok_npy"]],
         r"--input A is given more than once")
@@ -268,7 +268,9 @@ def cases(f):
     for opt in ["--seed=1", "--timeout=5", "--qemu=x", "--func=f", "--keep-temps", "--check", "--session",
                 "--random-inputs", "--sim-vtcm-capacity=1", "--input", "--output", "--repeat=2", "--lazy-calls"]:
         args = [P, opt] + (["A=" + f["ok_npy"]] if opt in ("--input", "--output") else [])
-        add(f"run-only/{opt}", args, re.escape(opt.split("=")[0]) + r" goes with 'dspc run'")
+        want = r"--func=f picks the function or graph 'dspc run' runs" if opt == "--func=f" else \
+            re.escape(opt.split("=")[0]) + r" goes with 'dspc run'"
+        add(f"run-only/{opt}", args, want)
     for opt in [["-o", f["dir"] + "/x"], ["--emit=llvm"]]:
         add(f"compile-only/{opt[0]}", RI + opt, re.escape(opt[0].split("=")[0]) + r" does not go with 'dspc run'")
     return [c for c in t if c[2] is not None] + [c for c in t if c[2] is None]

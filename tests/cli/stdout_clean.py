@@ -15,14 +15,14 @@ mode asks for:
   - `dspc run main.c kernels.dsp`: the program's own output;
   - a failing compile or run: nothing, or with --json one JSON object.
 """
-import argparse
 import json
 import os
 import re
 import shutil
-import stat
 import subprocess
 import sys
+
+import clitest
 
 NOISE_COMPILE = ["--print-after-all", "--time-passes", "--verify-each"]
 NOISE_RUN = NOISE_COMPILE + ["--keep-temps"]
@@ -30,23 +30,10 @@ BAD_DSP = "func broken(A: u8[4]) -> (B: u8[4]) {\n  B[i] = A[i] +\n}\n"
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--dspc", required=True)
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--work-dir", required=True)
-    ap.add_argument("--qemu", required=True)
-    a = ap.parse_args()
-    dspc = os.path.abspath(a.dspc)
-    src = os.path.abspath(a.source_dir)
-    work = os.path.abspath(a.work_dir)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+    a, dspc, src, work = clitest.setup(__doc__, qemu=True)
     # A simulator that talks on both streams before it runs the program.
-    noisy = os.path.join(work, "noisy-qemu")
-    with open(noisy, "w") as f:
-        f.write(f"#!/bin/sh\necho 'simulator: hello on stdout'\necho 'simulator: hello on stderr' >&2\n"
-                f"exec '{a.qemu}' \"$@\"\n")
-    os.chmod(noisy, os.stat(noisy).st_mode | stat.S_IXUSR)
+    noisy = clitest.script(os.path.join(work, "noisy-qemu"), "echo 'simulator: hello on stdout'\n"
+                           f"echo 'simulator: hello on stderr' >&2\nexec '{a.qemu}' \"$@\"\n")
     bad = os.path.join(work, "bad.dsp")
     with open(bad, "w") as f:
         f.write(BAD_DSP)
@@ -150,11 +137,7 @@ def main():
     if b"total: 11520" not in plain:
         failures.append(f"run main.c kernels.dsp: the program's output is missing: {plain[:300]!r}")
 
-    for f in failures:
-        print("FAIL:", f, file=sys.stderr)
-    if not failures:
-        print("stdout holds only the requested output in every mode")
-    return 1 if failures else 0
+    return clitest.finish(failures, "stdout holds only the requested output in every mode")
 
 
 if __name__ == "__main__":

@@ -18,14 +18,14 @@ The LLVM IR is compared at -O0 (dspc's passes are the same at every -O; the IR L
 from is what the TIR decides), with the module's name lines left out. A program that compiles
 from .dsp but whose TIR does not compile back, or compiles to other code, fails the test.
 """
-import argparse
 import concurrent.futures
 import glob
 import os
 import re
-import shutil
 import subprocess
 import sys
+
+import clitest
 
 
 def programs(src):
@@ -91,18 +91,11 @@ def one(dspc, work, k, name, path, args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--dspc", required=True)
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--work-dir", required=True)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--only", help="only the programs whose name contains this")
-    a = ap.parse_args()
-    dspc = os.path.abspath(a.dspc)
-    work = os.path.abspath(a.work_dir)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    todo = [p for p in programs(os.path.abspath(a.source_dir)) if not a.only or a.only in p[0]]
+    def extra(ap):
+        ap.add_argument("--jobs", type=int, default=2)
+        ap.add_argument("--only", help="only the programs whose name contains this")
+    a, dspc, src, work = clitest.setup(__doc__, extra=extra)
+    todo = [p for p in programs(src) if not a.only or a.only in p[0]]
     counts = {"ok": 0, "skipped": 0, "fail": 0}
     e2e_ok = 0
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Long work shows progress on a terminal, and only there (README "dspc run").
+
+  progress_test.py --dspc build/dspc --source-dir . --work-dir /tmp/x --qemu qemu-hexagon
+
+A run that takes over 2 s (a simulator that first waits 3 s, then runs the program) with its
+stderr on a terminal (a pseudo-terminal) shows `dspc: running alloc_vtcm, N s` and erases the
+line before its own messages, so the check line and the results are intact. The same run with
+stderr on a pipe, or with --quiet on the terminal, shows no progress. A graph run many times
+shows which inference it is at (`inference K of N`).
+"""
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+
+import clitest
+
+PROGRESS = re.compile(rb"\r\x1b\[Kdspc: ([^\r\n]*?), \d+ s")
+
+
+def run_on_terminal(cmd):
+    """Runs cmd with stderr on a pseudo-terminal; returns (exit code, stdout, what the terminal got)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    seen, out = b"", b""
+    while True:
+        ready, _, _ = select.select([master, p.stdout], [], [], 1.0)
+        if master in ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal is closed: every writer is gone
+                chunk = b""
+            if not chunk:
+                break
+            seen += chunk
+        if p.stdout in ready:
+            out += p.stdout.read1(65536) if hasattr(p.stdout, "read1") else p.stdout.read()
+        if p.poll() is not None and master not in ready and p.stdout not in ready:
+            break
+    out += p.stdout.read()
+    p.wait()
+    os.close(master)
+    return p.returncode, out, seen
+
+
+def main():
+    a, dspc, src, work = clitest.setup(__doc__, qemu=True)
+    slow = clitest.script(os.path.join(work, "slow-qemu"), f"sleep 3\nexec '{a.qemu}' \"$@\"\n")
+    seed = os.path.join(src, "examples", "alloc_vtcm.dsp")
+    cmd = [dspc, "run", seed, "--random-inputs", "--check", f"--qemu={slow}"]
+    failures = []
+
+    status, out, seen = run_on_terminal(cmd)
+    stages = [m.group(1).decode() for m in PROGRESS.finditer(seen)]
+    if status != 0:
+        failures.append(f"on a terminal: exit code {status}: {seen[-500:]!r}")
+    if "running alloc_vtcm" not in stages:
+        failures.append(f"on a terminal: no 'dspc: running alloc_vtcm, N s' line: {seen[-500:]!r}")
+    # The check line starts a line of its own: the progress line was erased before it.
+    if not re.search(rb"(^|\n|\r\x1b\[K)check: C matches the reference interpreter \(2048 elements\)\r?\n", seen):
+        failures.append(f"on a terminal: the check line is not intact: {seen[-500:]!r}")
+    if not out.startswith(b"C"):
+        failures.append(f"on a terminal: stdout is not the result: {out[:200]!r}")
+
+    status, out, seen = run_on_terminal(cmd + ["--quiet"])
+    if status != 0 or PROGRESS.search(seen) or b"\x1b[K" in seen:
+        failures.append(f"--quiet on a terminal: progress shown (exit {status}): {seen[-500:]!r}")
+
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0 or b"dspc: running" in r.stderr or b"\x1b[K" in r.stderr:
+        failures.append(f"stderr on a pipe: progress shown (exit {r.returncode}): {r.stderr[-500:]!r}")
+
+    graph = os.path.join(src, "examples", "graphs", "diamond.dsp")
+    status, out, seen = run_on_terminal([dspc, "run", graph, "--random-inputs", f"--qemu={a.qemu}", "--repeat=10000",
+                                         "--json-max-values=0", "--json"])
+    stages = [m.group(1).decode() for m in PROGRESS.finditer(seen)]
+    if status != 0 or not any(re.fullmatch(r"running diamond \(inference \d+ of 10000\)", s) for s in stages):
+        failures.append(f"a graph run 10000 times: no 'inference K of 10000' (exit {status}): {stages[-5:]}")
+
+    return clitest.finish(failures, "progress on a terminal only, erased before other messages, quiet with --quiet")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
