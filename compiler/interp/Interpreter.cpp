@@ -5,10 +5,19 @@
 // 2. Per stage, in order, compile the body into a flat node array: variables become slots of
 //    a small environment, loads point at buffer storage, and every buffer read must already be
 //    computed. Anything unsupported (vectors, calls, unbound variables) is an error here.
-// 3. Walk the stage's index space row-major, evaluate the compiled body at each point with
-//    the scalar semantics of compiler/arith/Semantics.h, and store the result.
+// 3. Walk the stage's index space a row at a time: a row is the points that differ only in
+//    the innermost index variable, its lanes. Each node is evaluated for the whole row with the
+//    scalar semantics of compiler/arith/Semantics.h, one lane after the other in a tight loop,
+//    and a node that does not depend on the innermost variable (uniform: a row's reads of
+//    another tensor at fixed indices, a conv's input pixel for all its output channels) once
+//    per row. Select evaluates only the side each lane takes, as in scalar evaluation. Then
+//    store the row.
+// Any error (an index out of bounds) reruns the stage point by point, in row-major order, so
+// the error reported is the first one scalar evaluation meets.
 #include "compiler/interp/Interpreter.h"
 
+#include <algorithm>
+#include <cstring>
 #include <unordered_map>
 
 #include "compiler/arith/Semantics.h"
@@ -44,12 +53,81 @@ struct CNode {
   int slot = -1;             // Var
   int storage = -1;          // Load
   int first = 0, count = 0;  // Load: index children in `args`; Reduce: axes in `axes`
+  bool uniform = true;       // the same in every lane of a row (does not read the lane variable)
 };
 
 struct CAxis {
   int slot;
   int64_t extent;
 };
+
+// Thrown by row evaluation on any error: the stage is then evaluated point by point.
+struct RowFallback {};
+
+// A node's values over a row: `p[lane]`, or `p[0]` for every lane when uniform.
+struct Lanes {
+  const Value* p;
+  bool uniform;
+  Value at(int l) const { return p[uniform ? 0 : l]; }
+};
+
+constexpr int kMaxLanes = 512;
+
+// Wraps a 64-bit result to an integer dtype of `bits` (not bool), as wrap_to does.
+inline int64_t wrap_bits(uint64_t x, int shift, bool is_signed) {
+  if (shift == 0) return static_cast<int64_t>(x);
+  return is_signed ? static_cast<int64_t>(x << shift) >> shift : static_cast<int64_t>((x << shift) >> shift);
+}
+
+// out[l] = a[l] op b[l] for n lanes. The integer operators that are plain machine arithmetic,
+// wrapped, and the comparisons run inline; the rest go through eval_binary.
+void binary_lanes(BinaryOp op, DataType t, Lanes a, Lanes b, Value* out, int n) {
+  if (t.is_integer() && !t.is_bool()) {
+    const int shift = 64 - t.bits;
+    const bool sgn = t.is_int();
+    auto lanes = [&](auto f) {
+      for (int l = 0; l < n; ++l) out[l].i = f(a.at(l), b.at(l));
+    };
+    auto less = [sgn](Value x, Value y) { return sgn ? x.i < y.i : x.u() < y.u(); };
+    switch (op) {
+      case BinaryOp::Add: return lanes([&](Value x, Value y) { return wrap_bits(x.u() + y.u(), shift, sgn); });
+      case BinaryOp::Sub: return lanes([&](Value x, Value y) { return wrap_bits(x.u() - y.u(), shift, sgn); });
+      case BinaryOp::Mul: return lanes([&](Value x, Value y) { return wrap_bits(x.u() * y.u(), shift, sgn); });
+      case BinaryOp::BitAnd: return lanes([](Value x, Value y) { return x.i & y.i; });
+      case BinaryOp::BitOr: return lanes([](Value x, Value y) { return x.i | y.i; });
+      case BinaryOp::BitXor: return lanes([](Value x, Value y) { return x.i ^ y.i; });
+      case BinaryOp::Min: return lanes([&](Value x, Value y) { return less(x, y) ? x.i : y.i; });
+      case BinaryOp::Max: return lanes([&](Value x, Value y) { return less(y, x) ? x.i : y.i; });
+      case BinaryOp::EQ: return lanes([](Value x, Value y) { return int64_t(x.i == y.i); });
+      case BinaryOp::NE: return lanes([](Value x, Value y) { return int64_t(x.i != y.i); });
+      case BinaryOp::LT: return lanes([&](Value x, Value y) { return int64_t(less(x, y)); });
+      case BinaryOp::LE: return lanes([&](Value x, Value y) { return int64_t(!less(y, x)); });
+      case BinaryOp::GT: return lanes([&](Value x, Value y) { return int64_t(less(y, x)); });
+      case BinaryOp::GE: return lanes([&](Value x, Value y) { return int64_t(!less(x, y)); });
+      default: break;
+    }
+  }
+  for (int l = 0; l < n; ++l) out[l] = eval_binary(op, t, a.at(l), b.at(l));
+}
+
+// One element of a buffer of dtype t (integer loads inline, the rest through load_value).
+inline Value load_lane(DataType t, const uint8_t* p) {
+  if (!t.is_integer() || t.is_bool()) return load_value(t, p);
+  switch (t.bits) {
+    case 8: return Value::of_int(t.is_int() ? int64_t(int8_t(*p)) : int64_t(*p));
+    case 16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return Value::of_int(t.is_int() ? int64_t(int16_t(v)) : int64_t(v));
+    }
+    case 32: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      return Value::of_int(t.is_int() ? int64_t(int32_t(v)) : int64_t(v));
+    }
+    default: return load_value(t, p);
+  }
+}
 
 class StageEvaluator {
  public:
@@ -67,8 +145,23 @@ class StageEvaluator {
     stage_ = ob->name;
     std::vector<int> idx_slots;
     for (const auto& v : st.index_vars) idx_slots.push_back(bind(v.get()));
+    // The lane variable: the innermost index, when its rows are worth evaluating as rows.
+    bool by_rows = !idx_slots.empty() && ob->shape.back() >= 2;
+    lane_slot_ = by_rows ? idx_slots.back() : -1;
     int root = compile(st.body);
+    if (by_rows) {
+      try {
+        run_rows(ob, idx_slots, root, out);
+        return;
+      } catch (const RowFallback&) {
+      }
+    }
+    run_points(ob, idx_slots, root, out);
+  }
 
+ private:
+  // Every point in row-major order, one at a time.
+  void run_points(const Buffer& ob, const std::vector<int>& idx_slots, int root, uint8_t* out) {
     size_t rank = idx_slots.size();
     std::vector<int64_t> point(rank, 0);
     int64_t n = ob->num_elements();
@@ -88,6 +181,138 @@ class StageEvaluator {
     }
   }
 
+  // Row by row (at most kMaxLanes lanes at a time): the outer indices fixed, the innermost one
+  // the lanes. Throws RowFallback on any error.
+  void run_rows(const Buffer& ob, const std::vector<int>& idx_slots, int root, uint8_t* out) {
+    rows_.assign(nodes_.size(), {});
+    for (size_t i = 0; i < nodes_.size(); ++i) rows_[i].resize(nodes_[i].uniform ? 1 : kMaxLanes);
+    size_t outer = idx_slots.size() - 1;
+    int64_t width = ob->shape.back(), n = ob->num_elements();
+    int bytes = ob->dtype.bytes();
+    std::vector<int64_t> point(outer, 0);
+    for (size_t d = 0; d < outer; ++d) env_[idx_slots[d]] = Value::of_int(0);
+    try {
+      for (int64_t row_start = 0; row_start < n; row_start += width) {
+        for (int64_t base = 0; base < width; base += kMaxLanes) {
+          lanes_ = int(std::min<int64_t>(kMaxLanes, width - base));
+          lane_base_ = base;
+          Lanes v = row(root);
+          uint8_t* p = out + (row_start + base) * bytes;
+          for (int l = 0; l < lanes_; ++l) store_value(ob->dtype, v.at(l), p + l * bytes);
+        }
+        for (size_t d = outer; d-- > 0;) {
+          if (++point[d] < ob->shape[d]) {
+            env_[idx_slots[d]] = Value::of_int(point[d]);
+            break;
+          }
+          point[d] = 0;
+          env_[idx_slots[d]] = Value::of_int(0);
+        }
+      }
+    } catch (const InterpError&) {
+      throw RowFallback{};
+    }
+  }
+
+  // Node i's values over the current row, in its own buffer (each node has one parent, which
+  // uses them before it evaluates the node again).
+  Lanes row(int i) {
+    const CNode& n = nodes_[size_t(i)];
+    Value* out = rows_[size_t(i)].data();
+    if (n.uniform) {
+      out[0] = eval(i);
+      return {out, true};
+    }
+    switch (n.op) {
+      case Op::Var:  // the lane variable
+        for (int l = 0; l < lanes_; ++l) out[l] = Value::of_int(lane_base_ + l);
+        break;
+      case Op::Cast: {
+        Lanes a = row(n.a);
+        if (n.dtype.is_integer() && !n.dtype.is_bool() && n.src.is_integer() && !n.src.is_bool()) {
+          // Integer to integer: the canonical value wrapped to the new type (eval_cast's rule).
+          const int shift = 64 - n.dtype.bits;
+          const bool sgn = n.dtype.is_int();
+          for (int l = 0; l < lanes_; ++l) out[l].i = wrap_bits(a.at(l).u(), shift, sgn);
+          break;
+        }
+        for (int l = 0; l < lanes_; ++l) out[l] = eval_cast(n.dtype, n.src, a.at(l));
+        break;
+      }
+      case Op::Binary: {
+        Lanes a = row(n.a), b = row(n.b);
+        binary_lanes(static_cast<BinaryOp>(n.sub), n.src, a, b, out, lanes_);
+        break;
+      }
+      case Op::Unary: {
+        Lanes a = row(n.a);
+        for (int l = 0; l < lanes_; ++l) out[l] = eval_unary(static_cast<UnaryOp>(n.sub), n.src, a.at(l));
+        break;
+      }
+      case Op::Select: select_row(n, out); break;
+      case Op::Load: load_row(n, out); break;
+      case Op::Reduce: reduce_row(n, out); break;
+      case Op::Const: break;  // always uniform
+    }
+    return {out, false};
+  }
+
+  void select_row(const CNode& n, Value* out) {
+    Lanes c = row(n.a);
+    int taken = 0;
+    for (int l = 0; l < lanes_; ++l) taken += c.at(l).i != 0;
+    if (taken == lanes_ || taken == 0) {  // every lane takes the same side: only it is evaluated
+      Lanes v = row(taken ? n.b : n.c);
+      for (int l = 0; l < lanes_; ++l) out[l] = v.at(l);
+      return;
+    }
+    // Mixed: each lane evaluates its own side, as scalar evaluation does.
+    std::vector<char> take(static_cast<size_t>(lanes_));
+    for (int l = 0; l < lanes_; ++l) take[size_t(l)] = c.at(l).i != 0;
+    for (int l = 0; l < lanes_; ++l) {
+      env_[size_t(lane_slot_)] = Value::of_int(lane_base_ + l);
+      out[l] = eval(take[size_t(l)] ? n.b : n.c);
+    }
+  }
+
+  void load_row(const CNode& n, Value* out) {
+    const Storage& s = storage_[size_t(n.storage)];
+    const auto& shape = s.buffer->shape;
+    // The flat offsets first, in `out` itself (the indices are other nodes' rows).
+    for (int l = 0; l < lanes_; ++l) out[l].i = 0;
+    for (int d = 0; d < n.count; ++d) {
+      Lanes idx = row(args_[size_t(n.first + d)]);
+      for (int l = 0; l < lanes_; ++l) {
+        int64_t v = idx.at(l).i;
+        if (v < 0 || v >= shape[size_t(d)]) throw RowFallback{};
+        out[l].i = out[l].i * shape[size_t(d)] + v;
+      }
+    }
+    DataType t = s.buffer->dtype;
+    int bytes = t.bytes();
+    for (int l = 0; l < lanes_; ++l) out[l] = load_lane(t, s.data + out[l].i * bytes);
+  }
+
+  void reduce_row(const CNode& n, Value* out) {
+    auto op = static_cast<ReduceOp>(n.sub);
+    BinaryOp combine = reduce_combine_op(op);
+    Value init = reduce_init(op, n.dtype);
+    for (int l = 0; l < lanes_; ++l) out[l] = init;
+    const CAxis* ax = axes_.data() + n.first;
+    int count = n.count;
+    for (int d = 0; d < count; ++d) env_[size_t(ax[d].slot)] = Value::of_int(0);
+    while (true) {
+      binary_lanes(combine, n.dtype, {out, false}, row(n.a), out, lanes_);
+      int d = count - 1;  // first axis outermost: the last one moves fastest
+      for (; d >= 0; --d) {
+        Value& v = env_[size_t(ax[d].slot)];
+        if (++v.i < ax[d].extent) break;
+        v.i = 0;
+      }
+      if (d < 0) return;
+    }
+  }
+
  private:
   int bind(const VarNode* v) {
     if (slots_.count(v)) fail("variable " + v->name + " is bound twice in stage " + stage_);
@@ -98,6 +323,12 @@ class StageEvaluator {
   }
 
   int add(CNode n) {
+    if (n.op == Op::Var) n.uniform = n.slot != lane_slot_;
+    for (int child : {n.a, n.b, n.c})
+      if (child >= 0 && !nodes_[size_t(child)].uniform) n.uniform = false;
+    if (n.op == Op::Load)
+      for (int d = 0; d < n.count; ++d)
+        if (!nodes_[size_t(args_[size_t(n.first + d)])].uniform) n.uniform = false;
     nodes_.push_back(n);
     return static_cast<int>(nodes_.size()) - 1;
   }
@@ -247,6 +478,11 @@ class StageEvaluator {
   std::vector<CNode> nodes_;
   std::vector<int> args_;
   std::vector<CAxis> axes_;
+  // Row evaluation.
+  int lane_slot_ = -1;  // the innermost index variable's slot; -1: point by point
+  int lanes_ = 0;
+  int64_t lane_base_ = 0;
+  std::vector<std::vector<Value>> rows_;  // per node: its lanes (one value when uniform)
 };
 
 bool same_signature(const BufferNode& b, const Tensor& t) {

@@ -317,6 +317,84 @@ TEST(InterpreterTest, RejectsInputsThatDoNotMatchTheSignature) {
   EXPECT_TRUE(interpret(f, {Tensor::zeros(DataType::i16(), {4, 6})}, out, err)) << err;
 }
 
+// The interpreter evaluates a stage a row at a time (the innermost index's lanes); a stage
+// whose innermost extent is 1 is evaluated point by point. The same body in both shapes must
+// give the same bytes, for every dtype: lane-dependent and uniform operands, a select whose
+// lanes take both sides (the untaken side would read out of bounds), a load indexed by a load,
+// reductions, casts (to bool too), division, shifts and comparisons.
+TEST(InterpreterTest, RowsMatchPointByPoint) {
+  const int64_t H = 5, W = 37, K = 6;
+  for (DataType t : {DataType::i8(), DataType::u8(), DataType::i16(), DataType::u16(), DataType::i32(),
+                     DataType::u32(), DataType::i64(), DataType::u64(), DataType::f32(), DataType::f64()}) {
+    auto A = BufferNode::make("A", t, {H, W});
+    auto B = BufferNode::make("B", t, {K, W});
+    auto I = BufferNode::make("I", DataType::i32(), {W});
+    auto y = VarNode::make("y"), x = VarNode::make("x"), k = VarNode::make("k"), z = VarNode::make("z");
+    Expr a = ld(A, {v(y), v(x)});
+    Expr left = ld(A, {v(y), add(v(x), i32(-1))});  // out of bounds at x = 0
+    Expr gathered = ld(A, {v(y), clamp(ld(I, {v(x)}), i32(0), i32(W - 1))});
+    Expr red = Reduce::make(ReduceOp::Sum, bin(BinaryOp::Mul, ld(B, {v(k), v(x)}), ld(A, {v(y), i32(3)})), {{k, K}});
+    Expr picked = Select::make(bin(BinaryOp::GT, v(x), i32(0)), left, gathered);
+    Expr mixed = bin(BinaryOp::Max, bin(BinaryOp::Add, picked, red), bin(BinaryOp::Sub, a, ld(A, {i32(0), i32(2)})));
+    Expr divided = t.is_float() ? bin(BinaryOp::Div, mixed, add(ld(B, {i32(1), v(x)}), FloatImm::make(t, 0.5)))
+                                : bin(BinaryOp::Mod, bin(BinaryOp::Shr, mixed, make_const(t, 1)), ld(B, {i32(1), v(x)}));
+    Expr flag = cast(t, bin(BinaryOp::And, cast(DataType::boolean(), divided), bin(BinaryOp::LT, a, divided)));
+    Expr body = bin(BinaryOp::Add, bin(BinaryOp::Add, divided, flag), cast(t, cast(DataType::i16(), red)));
+    auto O = BufferNode::make("O", t, {H, W});
+    auto O1 = BufferNode::make("O1", t, {H, W, 1});
+    TensorFunc rows{"rows", {A, B, I}, {O}, {stage(O, {y, x}, body, true)}, {}};
+    TensorFunc points{"points", {A, B, I}, {O1}, {stage(O1, {y, x, z}, body, true)}, {}};
+    Tensor ta = random_tensor(t, {H, W}, 41), tb = random_tensor(t, {K, W}, 42);
+    Tensor ti = random_tensor(DataType::i32(), {W}, 43);
+    for (int64_t j = 0; j < W; ++j) {  // indices in [-4, W + 4): some clamped
+      int32_t idx = int32_t((j * 7) % (W + 8)) - 4;
+      std::memcpy(ti.data.data() + j * 4, &idx, 4);
+    }
+    std::vector<Tensor> by_rows, by_points;
+    std::string err;
+    ASSERT_TRUE(interpret(rows, {ta, tb, ti}, by_rows, err)) << t.str() << ": " << err;
+    ASSERT_TRUE(interpret(points, {ta, tb, ti}, by_points, err)) << t.str() << ": " << err;
+    EXPECT_EQ(by_rows[0].data, by_points[0].data) << t.str();
+  }
+}
+
+// An nn-style convolution (a reduction over the window and the channels, for every output
+// channel): each input pixel is read once per row of output channels, not once per channel.
+TEST(InterpreterTest, ConvOverChannelsIsFast) {
+  const int64_t H = 28, W = 28, C = 64, K = 64;
+  auto I = BufferNode::make("I", DataType::u8(), {H + 2, W + 2, C});
+  auto F = BufferNode::make("F", DataType::i8(), {3, 3, C, K});
+  auto O = BufferNode::make("O", DataType::i32(), {H, W, K});
+  auto y = VarNode::make("y"), x = VarNode::make("x"), k = VarNode::make("k");
+  auto r = VarNode::make("r"), s = VarNode::make("s"), c = VarNode::make("c");
+  Expr prod = bin(BinaryOp::Mul, cast(DataType::i32(), ld(I, {add(v(y), v(r)), add(v(x), v(s)), v(c)})),
+                  cast(DataType::i32(), ld(F, {v(r), v(s), v(c), v(k)})));
+  TensorFunc f{"conv", {I, F}, {O}, {stage(O, {y, x, k}, Reduce::make(ReduceOp::Sum, prod, {{r, 3}, {s, 3}, {c, C}}), true)}, {}};
+  Tensor ti = random_tensor(DataType::u8(), {H + 2, W + 2, C}, 51), tf = random_tensor(DataType::i8(), {3, 3, C, K}, 52);
+  std::vector<Tensor> out;
+  std::string err;
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(interpret(f, {ti, tf}, out, err)) << err;
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+#ifdef NDEBUG
+#ifdef DSPC_SANITIZE
+  EXPECT_LT(secs, 10.0);
+#else
+  EXPECT_LT(secs, 1.5);  // point by point, one tree walk per product: about 3 s
+#endif
+#endif
+  RecordProperty("seconds", std::to_string(secs));
+  for (int64_t p : {int64_t(0), (H * W * K) / 2 + 17, H * W * K - 1}) {  // spot checks against direct loops
+    int64_t yy = p / (W * K), xx = p / K % W, kk = p % K, want = 0;
+    for (int rr = 0; rr < 3; ++rr)
+      for (int ss = 0; ss < 3; ++ss)
+        for (int64_t cc = 0; cc < C; ++cc)
+          want += int64_t(ti.data[size_t(((yy + rr) * (W + 2) + xx + ss) * C + cc)]) *
+                  int64_t(int8_t(tf.data[size_t(((rr * 3 + ss) * C + cc) * K + kk)]));
+    EXPECT_EQ(at<int32_t>(out[0], p), int32_t(want)) << p;
+  }
+}
+
 TEST(InterpreterTest, OutOfBoundsIndexIsAnError) {
   auto A = BufferNode::make("A", DataType::u8(), {8});
   auto C = BufferNode::make("C", DataType::u8(), {8});
