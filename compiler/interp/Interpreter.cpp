@@ -169,15 +169,19 @@ class StageEvaluator {
     for (size_t d = 0; d < rank; ++d) env_[idx_slots[d]] = Value::of_int(0);
     for (int64_t k = 0; k < n; ++k) {
       store_value(ob->dtype, eval(root), out + k * bytes);
-      // Row-major odometer: the last index moves fastest.
-      for (size_t d = rank; d-- > 0;) {
-        if (++point[d] < ob->shape[d]) {
-          env_[idx_slots[d]] = Value::of_int(point[d]);
-          break;
-        }
-        point[d] = 0;
-        env_[idx_slots[d]] = Value::of_int(0);
+      advance(point, idx_slots, ob->shape);
+    }
+  }
+
+  // The next point in row-major order (the last index moves fastest) over point.size() indices.
+  void advance(std::vector<int64_t>& point, const std::vector<int>& slots, const std::vector<int64_t>& shape) {
+    for (size_t d = point.size(); d-- > 0;) {
+      if (++point[d] < shape[d]) {
+        env_[slots[d]] = Value::of_int(point[d]);
+        return;
       }
+      point[d] = 0;
+      env_[slots[d]] = Value::of_int(0);
     }
   }
 
@@ -200,14 +204,7 @@ class StageEvaluator {
           uint8_t* p = out + (row_start + base) * bytes;
           for (int l = 0; l < lanes_; ++l) store_value(ob->dtype, v.at(l), p + l * bytes);
         }
-        for (size_t d = outer; d-- > 0;) {
-          if (++point[d] < ob->shape[d]) {
-            env_[idx_slots[d]] = Value::of_int(point[d]);
-            break;
-          }
-          point[d] = 0;
-          env_[idx_slots[d]] = Value::of_int(0);
-        }
+        advance(point, idx_slots, ob->shape);  // the outer indices
       }
     } catch (const InterpError&) {
       throw RowFallback{};

@@ -33,6 +33,22 @@ Expr cast(DataType t, Expr e) {
   return Cast::make(t, std::move(e));
 }
 
+// Runs `f` and checks it took less than `limit` seconds in a Release build (10 s under
+// ASan+UBSan, build-sanitize, which run the interpreter 2-3x slower).
+void interpret_timed(const TensorFunc& f, const std::vector<Tensor>& in, std::vector<Tensor>& out, double limit) {
+  std::string err;
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(interpret(f, in, out, err)) << err;
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+#ifdef NDEBUG
+#ifdef DSPC_SANITIZE
+  limit = 10.0;
+#endif
+  EXPECT_LT(secs, limit);
+#endif
+  ::testing::Test::RecordProperty("seconds", std::to_string(secs));
+}
+
 template <class T>
 T at(const Tensor& t, int64_t k) {
   T x;
@@ -180,18 +196,8 @@ TEST(InterpreterTest, Conv3x3FullSizeIsFast) {
   TensorFunc f = conv3x3(H, W);
   Tensor img = random_tensor(DataType::u8(), {H, W}, 31), ker = random_tensor(DataType::i8(), {3, 3}, 32);
   std::vector<Tensor> out;
-  std::string err;
-  auto t0 = std::chrono::steady_clock::now();
-  ASSERT_TRUE(interpret(f, {img, ker}, out, err)) << err;
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-#ifdef NDEBUG
-#ifdef DSPC_SANITIZE
-  EXPECT_LT(secs, 10.0);  // ASan+UBSan (build-sanitize) run the interpreter 2-3x slower
-#else
-  EXPECT_LT(secs, 2.0);
-#endif
-#endif
-  RecordProperty("seconds", std::to_string(secs));
+  interpret_timed(f, {img, ker}, out, 2.0);
+  ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].data, conv3x3_reference(img, ker, H, W));
 }
 
@@ -372,18 +378,8 @@ TEST(InterpreterTest, ConvOverChannelsIsFast) {
   TensorFunc f{"conv", {I, F}, {O}, {stage(O, {y, x, k}, Reduce::make(ReduceOp::Sum, prod, {{r, 3}, {s, 3}, {c, C}}), true)}, {}};
   Tensor ti = random_tensor(DataType::u8(), {H + 2, W + 2, C}, 51), tf = random_tensor(DataType::i8(), {3, 3, C, K}, 52);
   std::vector<Tensor> out;
-  std::string err;
-  auto t0 = std::chrono::steady_clock::now();
-  ASSERT_TRUE(interpret(f, {ti, tf}, out, err)) << err;
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-#ifdef NDEBUG
-#ifdef DSPC_SANITIZE
-  EXPECT_LT(secs, 10.0);
-#else
-  EXPECT_LT(secs, 1.5);  // point by point, one tree walk per product: about 3 s
-#endif
-#endif
-  RecordProperty("seconds", std::to_string(secs));
+  interpret_timed(f, {ti, tf}, out, 1.5);  // point by point, one tree walk per product: about 3 s
+  ASSERT_EQ(out.size(), 1u);
   for (int64_t p : {int64_t(0), (H * W * K) / 2 + 17, H * W * K - 1}) {  // spot checks against direct loops
     int64_t yy = p / (W * K), xx = p / K % W, kk = p % K, want = 0;
     for (int rr = 0; rr < 3; ++rr)
