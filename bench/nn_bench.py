@@ -5,7 +5,7 @@
 
 Each op is instantiated at a network's shape, compiled with `dspc run --keep-temps` for
 hexagon-v68 (its own runner, inputs from --random-inputs), and run under
-../shared/tools/count-packets, which counts the packets of the op's function. The output is
+tools/count-packets, which counts the packets of the op's function. The output is
 also checked against dspc's interpreter (--check) in the same build. Bounds (bench/README.md,
 "The op library"): at most one HVX load, one HVX store and two other HVX operations per packet;
 vrmpy does 128 byte multiply-adds, so a dot-product op needs MACs / 256 packets; an op also

@@ -17,7 +17,6 @@ import concurrent.futures
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -72,15 +71,11 @@ def newer(target, *sources):
 
 
 def find_count_packets(explicit):
-    cands = [explicit] if explicit else [
-        os.path.join(ROOT, "..", "shared", "tools", "count-packets"),
-        os.path.join(ROOT, "..", "..", "shared", "tools", "count-packets"),
-        shutil.which("count-packets") or "",
-    ]
-    for c in cands:
-        if c and os.path.isfile(c):
-            return os.path.abspath(c)
-    sys.exit("run.py: count-packets not found; pass --count-packets PATH")
+    """The packet counter: --count-packets PATH, else the repository's tools/count-packets."""
+    path = os.path.abspath(explicit or os.path.join(ROOT, "tools", "count-packets"))
+    if not os.path.isfile(path):
+        sys.exit(f"run.py: count-packets not found at {path}")
+    return path
 
 
 def text_symbols(obj):
@@ -190,7 +185,7 @@ def main():
     ap.add_argument("--kernels", default=",".join(KERNELS), help="comma-separated subset")
     ap.add_argument("--ways", default=",".join(WAYS), help="comma-separated subset of dspc (bench/kernels/, no schedule), sched (bench/schedules/), halide, c")
     ap.add_argument("--json", help="results file (default: BUILD_DIR/results.json)")
-    ap.add_argument("--count-packets", help="path of count-packets (default: ../shared/tools)")
+    ap.add_argument("--count-packets", help="path of the packet counter (default: tools/count-packets)")
     ap.add_argument("--clang", default="clang-19")
     ap.add_argument("--cxx", default="g++", help="host C++ compiler for the Halide generator")
     ap.add_argument("--jobs", type=int, default=2)
