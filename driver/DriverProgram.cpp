@@ -95,11 +95,23 @@ int build_program(const DriverOptions& o, const std::string& work, const std::st
     objects.push_back(obj_path);
   }
 
-  // The runtime's header, for the device context (dspc_context_init, dspc_context_default).
+  // The runtime's header, for the device context (dspc_context_init, dspc_context_default), and
+  // the freestanding C++ headers, which only C++ sources see.
   static const char kRuntimeHeader[] =
 #include "RuntimeHeader.inc"
       ;
+  struct Header {
+    const char* name;
+    const char* text;
+  };
+  static const Header kCxxHeaders[] = {
+#include "CxxHeaders.inc"
+  };
   if (!write_file(include_dir + "/dspc_runtime.h", kRuntimeHeader)) return 1;
+  std::string cxx_dir = include_dir + "/c++";
+  fs::create_directories(cxx_dir, ec);
+  for (const Header& h : kCxxHeaders)
+    if (!write_file(cxx_dir + "/" + h.name, h.text)) return 1;
 
   CSourceOptions copts;
   copts.include_dirs = {include_dir};
@@ -111,9 +123,12 @@ int build_program(const DriverOptions& o, const std::string& work, const std::st
   sources.push_back(shim);
   std::vector<std::string> read;  // what the C compiles read, for -MD
   if (imported) copts.read = &read;
+  CSourceOptions cxx_opts = copts;
+  cxx_opts.include_dirs.push_back(cxx_dir);
   for (size_t i = 0; i < sources.size(); ++i) {
     std::string obj_path = work + "/" + std::to_string(i) + "-" + stem(sources[i]) + ".o";
-    if (!compile_c_source(sources[i], target, copts, obj_path, diag)) return failure_status(diag);
+    bool cxx = fs::path(sources[i]).extension() != ".c";
+    if (!compile_c_source(sources[i], target, cxx ? cxx_opts : copts, obj_path, diag)) return failure_status(diag);
     objects.push_back(obj_path);
   }
   // The headers the user's sources include (the sources are in the depfile already; the
