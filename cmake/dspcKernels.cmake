@@ -6,6 +6,10 @@
 #                    [OUTPUT_DIR <dir>]        default ${CMAKE_CURRENT_BINARY_DIR}/<name>
 #                    [FLAGS <dspc option>...]) e.g. -O3 --no-auto-schedule
 #
+# FLAGS go to every source of the call. Options for one source go in its source file property
+# DSPC_FLAGS, after FLAGS (so they win where they disagree):
+#   set_source_files_properties(conv.dsp PROPERTIES DSPC_FLAGS "--func=conv2d<56,56,64,64>;-O3")
+#
 # For each source a.dsp it runs, at build time,
 #   dspc a.dsp --target=T --emit=so|obj -o <dir>/a.so|a.o -MD -MF <dir>/a.so.d|a.o.d
 #   dspc a.dsp --target=T --emit=header -o <dir>/include/a.h -MD -MF <dir>/include/a.h.d
@@ -74,13 +78,18 @@ function(dspc_add_kernels)
       message(FATAL_ERROR "dspc_add_kernels(${ARG_TARGET}): two sources named ${stem}: their outputs would collide")
     endif()
     list(APPEND stems ${stem})
+    get_source_file_property(source_flags ${source} DSPC_FLAGS)
+    if(NOT source_flags)
+      set(source_flags)
+    endif()
+    set(flags ${ARG_FLAGS} ${source_flags})
     set(out ${dir}/${stem}.${ext})
     set(extra)
     if(ARG_EMIT STREQUAL "so")
       set(extra ${out}.json)
     endif()
     add_custom_command(OUTPUT ${out} ${extra}
-      COMMAND dspc::dspc ${source} --target=${ARG_DSP_TARGET} --emit=${ARG_EMIT} ${ARG_FLAGS}
+      COMMAND dspc::dspc ${source} --target=${ARG_DSP_TARGET} --emit=${ARG_EMIT} ${flags}
               -o ${out} -MD -MF ${out}.d
       DEPENDS ${source} $<TARGET_FILE:dspc::dspc>
       DEPFILE ${out}.d
@@ -88,7 +97,7 @@ function(dspc_add_kernels)
       VERBATIM)
     set(header ${include_dir}/${stem}.h)
     add_custom_command(OUTPUT ${header}
-      COMMAND dspc::dspc ${source} --target=${ARG_DSP_TARGET} --emit=header ${ARG_FLAGS}
+      COMMAND dspc::dspc ${source} --target=${ARG_DSP_TARGET} --emit=header ${flags}
               -o ${header} -MD -MF ${header}.d
       DEPENDS ${source} $<TARGET_FILE:dspc::dspc>
       DEPFILE ${header}.d

@@ -130,6 +130,7 @@ def cmd_prefix(a):
     demo(a, dspc, src)
     imports_library(a, dspc, work)
     bad_calls(a, prefix, work)
+    per_source_flags(a, prefix, work)
     build_example(a, prefix, src, build)
 
 
@@ -151,6 +152,38 @@ def bad_calls(a, prefix, work):
                     f"find_package(dspc REQUIRED)\ndspc_add_kernels(TARGET k {sources} {call})\n")
         out = run([a.cmake, "-S", d, "-B", os.path.join(d, "b"), f"-DCMAKE_PREFIX_PATH={prefix}"], expect=None)
         check("CMake Error" in out and message in out, f"dspc_add_kernels({call or 'no SOURCES'}) fails: {message}")
+
+
+def per_source_flags(a, prefix, work):
+    """dspc_add_kernels' FLAGS go to every source, a source's DSPC_FLAGS property to it alone:
+    gen.dsp holds only a generic func, which --func='scale<4>' instantiates; plain.dsp has no
+    generic func, so the same --func for it would be an error."""
+    d = os.path.join(work, "per-source-flags")
+    os.makedirs(d)
+    files = {
+        "gen.dsp": "func scale<N>(A: u8[N]) -> (B: u8[N]) {\n  B[i] = A[i] * 2\n}\n",
+        "plain.dsp": "func plain(A: u8[8]) -> (B: u8[8]) {\n  B[i] = A[i] + 1\n}\n",
+        "CMakeLists.txt": "cmake_minimum_required(VERSION 3.20)\nproject(flags LANGUAGES NONE)\n"
+                          "find_package(dspc REQUIRED)\n"
+                          "set_source_files_properties(gen.dsp PROPERTIES DSPC_FLAGS \"--func=scale<4>;-O3\")\n"
+                          "dspc_add_kernels(TARGET k SOURCES gen.dsp plain.dsp DSP_TARGET host EMIT obj FLAGS -O1)\n",
+    }
+    for name, text in files.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    build = os.path.join(d, "b")
+    run([a.cmake, "-S", d, "-B", build, "-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={a.ninja}", f"-DCMAKE_PREFIX_PATH={prefix}"])
+    out = run([a.cmake, "--build", build, "--target", "k", "-v"])
+    with open(os.path.join(build, "k", "include", "gen.h")) as f:
+        check("scale_4(" in f.read(), "gen.dsp was compiled with its own --func='scale<4>'")
+    with open(os.path.join(build, "k", "include", "plain.h")) as f:
+        check("plain(" in f.read(), "plain.dsp was compiled without it")
+    gen_cmds = [l for l in out.splitlines() if "gen.dsp" in l and "--emit=obj" in l]
+    plain_cmds = [l for l in out.splitlines() if "plain.dsp" in l and "--emit=obj" in l]
+    check(gen_cmds and "-O1" in gen_cmds[0] and gen_cmds[0].index("-O1") < gen_cmds[0].index("-O3"),
+          f"gen.dsp's command has FLAGS, then its DSPC_FLAGS: {gen_cmds}")
+    check(plain_cmds and "-O1" in plain_cmds[0] and "--func" not in plain_cmds[0] and "-O3" not in plain_cmds[0],
+          f"plain.dsp's command has FLAGS only: {plain_cmds}")
 
 
 def mtimes(build):
