@@ -25,6 +25,7 @@
 #include "codegen/Codegen.h"
 #include "driver/Driver.h"
 #include "driver/Process.h"
+#include "driver/Progress.h"
 
 namespace dspc {
 
@@ -128,6 +129,7 @@ int build_program(const DriverOptions& o, const std::string& work, const std::st
   for (size_t i = 0; i < sources.size(); ++i) {
     std::string obj_path = work + "/" + std::to_string(i) + "-" + stem(sources[i]) + ".o";
     bool cxx = fs::path(sources[i]).extension() != ".c";
+    progress_stage("compiling " + sources[i]);
     if (!compile_c_source(sources[i], target, cxx ? cxx_opts : copts, obj_path, diag)) return failure_status(diag);
     objects.push_back(obj_path);
   }
@@ -137,6 +139,7 @@ int build_program(const DriverOptions& o, const std::string& work, const std::st
     if (f.rfind(work + "/", 0) == 0 || std::find(sources.begin(), sources.end(), f) != sources.end()) continue;
     if (std::find(imported->begin(), imported->end(), f) == imported->end()) imported->push_back(f);
   }
+  progress_stage("linking " + out_path);
   return link_executable(objects, target, o.runtime_dir, out_path, diag) ? 0 : failure_status(diag);
 }
 
@@ -160,6 +163,7 @@ int program_command(const DriverOptions& o, std::vector<std::string>* imported) 
   if (o.lower.target.is_hexagon) cmd = {o.qemu, "-cpu", DSPC_QEMU_CPU};
   cmd.push_back(exe);
   std::cout.flush();
+  progress_stage("");  // the program writes to the terminal itself
   std::string err_text;
   int status = run_process(cmd, o.timeout_seconds, err_text, error);
   std::cerr << err_text;

@@ -137,6 +137,8 @@ void progress_stage(const std::string& what) {
   std::lock_guard<std::mutex> lock(g_state.mutex);
   g_state.stage = what;
   g_state.detail.clear();
+  // Nothing to show: the line goes now, before whatever comes next writes to the terminal.
+  if (what.empty() && g_state.line_shown.exchange(false)) write_stderr("\r\033[K");
 }
 
 void progress_detail(const std::string& what) {

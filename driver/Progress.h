@@ -20,7 +20,8 @@ class ProgressScope {
 // Whether progress is shown for this command: stderr is a terminal and --quiet is not given.
 bool progress_wanted(bool quiet);
 
-// What the command is doing now ("" : nothing worth showing). Cheap; safe on any thread.
+// What the command is doing now ("" : nothing worth showing, and the line is erased at once,
+// e.g. before a program that writes to the terminal runs). Cheap; safe on any thread.
 void progress_stage(const std::string& what);
 // A count within the stage ("inference 3 of 10", "stage T, 2 of 7"); "" clears it.
 void progress_detail(const std::string& what);

@@ -21,14 +21,16 @@ import clitest
 PROGRESS = re.compile(rb"\r\x1b\[Kdspc: ([^\r\n]*?), \d+ s")
 
 
-def run_on_terminal(cmd):
-    """Runs cmd with stderr on a pseudo-terminal; returns (exit code, stdout, what the terminal got)."""
+def run_on_terminal(cmd, stdout_too=False):
+    """Runs cmd with stderr (and stdout too) on a pseudo-terminal; returns (exit code, stdout,
+    what the terminal got)."""
     master, slave = pty.openpty()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL)
+    p = subprocess.Popen(cmd, stdout=slave if stdout_too else subprocess.PIPE, stderr=slave,
+                         stdin=subprocess.DEVNULL)
     os.close(slave)
     seen, out = b"", b""
     while True:
-        ready, _, _ = select.select([master, p.stdout], [], [], 1.0)
+        ready, _, _ = select.select([master] + ([p.stdout] if p.stdout else []), [], [], 1.0)
         if master in ready:
             try:
                 chunk = os.read(master, 65536)
@@ -37,11 +39,11 @@ def run_on_terminal(cmd):
             if not chunk:
                 break
             seen += chunk
-        if p.stdout in ready:
-            out += p.stdout.read1(65536) if hasattr(p.stdout, "read1") else p.stdout.read()
-        if p.poll() is not None and master not in ready and p.stdout not in ready:
+        if p.stdout and p.stdout in ready:
+            out += p.stdout.read1(65536)
+        if p.poll() is not None and master not in ready and (not p.stdout or p.stdout not in ready):
             break
-    out += p.stdout.read()
+    out += p.stdout.read() if p.stdout else b""
     p.wait()
     os.close(master)
     return p.returncode, out, seen
@@ -73,6 +75,13 @@ def main():
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if r.returncode != 0 or b"dspc: running" in r.stderr or b"\x1b[K" in r.stderr:
         failures.append(f"stderr on a pipe: progress shown (exit {r.returncode}): {r.stderr[-500:]!r}")
+
+    # A C program writes to the terminal itself: no progress line is left in front of its output.
+    example = os.path.join(src, "examples", "c-kernels")
+    status, _, seen = run_on_terminal([dspc, "run", os.path.join(example, "main.c"), os.path.join(example, "kernels.dsp"),
+                                       f"--qemu={slow}"], stdout_too=True)
+    if status != 0 or not re.search(rb"(^|\n|\x1b\[K)row sums: 992", seen):
+        failures.append(f"a C program on a terminal: its output is not on a line of its own (exit {status}): {seen[-500:]!r}")
 
     graph = os.path.join(src, "examples", "graphs", "diamond.dsp")
     status, out, seen = run_on_terminal([dspc, "run", graph, "--random-inputs", f"--qemu={a.qemu}", "--repeat=10000",
