@@ -30,10 +30,12 @@ uint64_t session_arena_bytes(const std::vector<uint64_t>& tensor_bytes) {
 
 namespace {
 
-// A session's error as dspc run reports it: a timeout names the --timeout that set it.
-std::string session_error(const Error& e, int timeout_seconds) {
+// A session's error as dspc run reports it: a request's timeout names the --timeout that set
+// it. The start-up has its own deadline (SessionOptions::start_deadline), which its message
+// names, so a timeout before the sessions are open gets no --timeout.
+std::string session_error(const Error& e, bool opened, int timeout_seconds) {
   std::string text = e.what();
-  if (e.kind() == ErrorKind::Timeout) text += " (--timeout=" + std::to_string(timeout_seconds) + ")";
+  if (e.kind() == ErrorKind::Timeout && opened) text += " (--timeout=" + std::to_string(timeout_seconds) + ")";
   return text;
 }
 
@@ -70,12 +72,16 @@ class GraphSessionRunner {
       if (run_.vtcm_capacity > 0) options.vtcm_bytes = uint64_t(run_.vtcm_capacity);
       options.lazy_calls = run_.lazy_calls;
       device_.emplace(options);
-      device_module_.emplace(Module::load(*device_, run_.device_module));
     }
+    opened_ = true;
+    if (device_) device_module_.emplace(Module::load(*device_, run_.device_module));
     allocate();
     stats_.setup_round_trips = round_trips();
     return true;
   }
+
+  // Whether the sessions have started (their start-up is over).
+  bool opened() const { return opened_; }
 
   // Step 3, `run.iterations` times.
   void infer() {
@@ -181,20 +187,21 @@ class GraphSessionRunner {
   std::optional<Module> device_module_, host_module_;
   std::vector<TensorHome> homes_;
   std::vector<std::vector<Function>> functions_;
+  bool opened_ = false;
 };
 
 }  // namespace
 
 bool run_graph_in_session(const GraphRun& run, std::vector<std::vector<uint8_t>>& outputs, GraphRunStats& stats,
                           std::string& error) {
+  GraphSessionRunner runner(run, stats);
   try {
-    GraphSessionRunner runner(run, stats);
     if (!runner.open(error)) return false;
     runner.infer();
     runner.close(outputs);
     return true;
   } catch (const Error& e) {
-    error = session_error(e, run.timeout_seconds);
+    error = session_error(e, runner.opened(), run.timeout_seconds);
     return false;
   }
 }
