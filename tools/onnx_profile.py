@@ -49,11 +49,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dspc", required=True)
     ap.add_argument("model")
-    ap.add_argument("--count-packets", default=os.path.join(ROOT, "..", "shared", "tools", "count-packets"))
+    ap.add_argument("--count-packets", default=os.path.join(ROOT, "tools", "count-packets"),
+                    help="default: the repository's tools/count-packets")
     ap.add_argument("--json", default="")
     args = ap.parse_args()
-    if not os.path.exists(args.count_packets):
-        args.count_packets = "/work/shared/tools/count-packets"
     dsp = subprocess.run([args.dspc, args.model, "--emit=dsp"], capture_output=True, text=True, check=True).stdout
     calls = re.findall(r"^  (\w+) = (\w+)<([0-9, ]+)>\((.*?)\)(?:  # (.*))?$", dsp, re.M)
     rows = []
