@@ -4,8 +4,9 @@
   interrupt_test.py --dspc build/dspc --source-dir . --work-dir /tmp/x
 
 Each case starts `dspc run` with TMPDIR set to an empty folder of its own and a simulator
-(--qemu) that records its process id and then waits, so the run is surely in progress; then
-sends dspc SIGINT or SIGTERM. dspc must exit with 130 (SIGINT) or 143 (SIGTERM), the simulator
+(--qemu) that waits on a FIFO nobody writes (a session's device server runs it in its sandbox,
+which lets it read only: it can write no file, so the test finds it in /proc by the script's
+path), so the run is surely in progress; then sends dspc SIGINT or SIGTERM. dspc must exit with 130 (SIGINT) or 143 (SIGTERM), the simulator
 process must be gone, and the temporary folder dspc made (dspc-run-*) must be removed. Cases:
 the runner (a func), --session (the device server's qemu), a graph, and a C program.
 """
@@ -27,6 +28,21 @@ def alive(pid):
         return False
 
 
+def find_script(path):
+    """The process id of the running script `path` (its command line names it), or None."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if path.encode() in argv[:2] and alive(int(pid)):
+            return int(pid)
+    return None
+
+
 def main():
     _, dspc, src, work = clitest.setup(__doc__)
     failures = []
@@ -46,21 +62,21 @@ def main():
             case = os.path.join(work, f"{name}-{sig.name}")
             tmp = os.path.join(case, "tmp")
             os.makedirs(tmp)
-            pid_file = os.path.join(case, "qemu.pid")
-            qemu = clitest.script(os.path.join(case, "waiting-qemu"),
-                                  f"echo $$ > '{pid_file}.new' && mv '{pid_file}.new' '{pid_file}'\nexec sleep 300\n")
+            fifo = os.path.join(case, "never-written")
+            os.mkfifo(fifo)
+            qemu = clitest.script(os.path.join(case, "waiting-qemu"), f"read x < '{fifo}'\n")
             env = dict(os.environ, TMPDIR=tmp)
             p = subprocess.Popen([dspc] + args + ["--target=hexagon-v68", f"--qemu={qemu}"], env=env,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             deadline = time.time() + 240
-            while not os.path.exists(pid_file) and p.poll() is None and time.time() < deadline:
+            qemu_pid = None
+            while qemu_pid is None and p.poll() is None and time.time() < deadline:
                 time.sleep(0.1)
-            if not os.path.exists(pid_file):
+                qemu_pid = find_script(qemu)
+            if qemu_pid is None:
                 p.kill()
                 failures.append(f"{what}: the simulator never started ({p.communicate()[1].decode()[-500:]})")
                 continue
-            with open(pid_file) as f:
-                qemu_pid = int(f.read())
             leftovers = os.listdir(tmp)
             if not any(x.startswith("dspc-") for x in leftovers):
                 failures.append(f"{what}: no temporary folder in TMPDIR while running: {leftovers}")

@@ -5,8 +5,10 @@
 
 Every command runs twice: as given, and with every option that makes dspc talk added
 (--print-after-all, --time-passes, --verify-each; --keep-temps for `dspc run`), and for
-Hexagon runs with a simulator that itself writes to stdout and stderr (a wrapper around
-qemu-hexagon given as --qemu). Standard output must be the same both times, and be what the
+Hexagon runs of the runner with a simulator that itself writes to stdout and stderr (a wrapper
+around qemu-hexagon given as --qemu). Sessions (--session, graphs) run qemu-hexagon itself: the
+device server's sandbox lets no wrapper script start a program, and the session captures the
+server's output on its side (runtime-support's tests). Standard output must be the same both times, and be what the
 mode asks for:
   - compiling to stdout (-o -, or the text kinds' default): exactly the emitted text or object;
     JSON parses;
@@ -103,7 +105,8 @@ def main():
     # ---- dspc run: the results, or one JSON object.
     for target in ["hexagon-v68", "host"]:
         for mode in [[], ["--session"]]:
-            base = [dense, f"--target={target}", f"--qemu={noisy}", "--random-inputs", "--check"] + mode
+            qemu = a.qemu if mode else noisy
+            base = [dense, f"--target={target}", f"--qemu={qemu}", "--random-inputs", "--check"] + mode
             what = f"run {' '.join(base[1:])}"
             plain, loud = both(["run"] + base, NOISE_RUN)
             same(what, plain, loud)
@@ -116,9 +119,9 @@ def main():
             plain, loud = both(["run"] + base + ["--output", "C=c.npy"], NOISE_RUN)
             if plain or loud:
                 failures.append(f"{what} --output: stdout is not empty: {loud[:300]!r}")
-    plain, loud = both(["run", graph, f"--qemu={noisy}", "--random-inputs", "--check"], NOISE_RUN)
+    plain, loud = both(["run", graph, f"--qemu={a.qemu}", "--random-inputs", "--check"], NOISE_RUN)
     same("run a graph", plain, loud)
-    plain, loud = both(["run", graph, f"--qemu={noisy}", "--random-inputs", "--check", "--json"], NOISE_RUN)
+    plain, loud = both(["run", graph, f"--qemu={a.qemu}", "--random-inputs", "--check", "--json"], NOISE_RUN)
     x, y = run_json("run a graph --json", plain), run_json("run a graph --json", loud)
     if x is not None and y is not None and x != y:
         failures.append(f"run a graph --json: the reports differ with the talking options:\n{x}\n{y}")
