@@ -22,6 +22,7 @@ import concurrent.futures
 import glob
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -34,9 +35,11 @@ def programs(src):
     for path in sorted(glob.glob(os.path.join(src, "tests/e2e/programs/*.dsp"))):
         out.append(("e2e/" + os.path.basename(path), path, []))
     for path in sorted(glob.glob(os.path.join(src, "tests/e2e/generic/*.dsp"))):
+        # The instantiations its `# E2E-RUN: NAME ARGS` lines run (--func='f<1, 2>').
         with open(path) as f:
-            insts = re.findall(r"^# E2E-GENERIC: (.+)$", f.read(), re.M)
-        out.append(("e2e-generic/" + os.path.basename(path), path, [f"--func={i.strip()}" for i in insts]))
+            runs = re.findall(r"^# E2E-RUN: \S+ (.+)$", f.read(), re.M)
+        funcs = [a for r in runs for a in shlex.split(r) if a.startswith("--func=")]
+        out.append(("e2e-generic/" + os.path.basename(path), path, funcs))
     for pattern in ["tests/e2e/graphs/*.dsp", "tests/e2e/exact/*.dsp", "tests/e2e/oplib/*.dsp",
                     "examples/*.dsp", "examples/graphs/*.dsp"]:
         for path in sorted(glob.glob(os.path.join(src, pattern))):
