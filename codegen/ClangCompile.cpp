@@ -77,7 +77,7 @@ bool is_cxx(const std::string& path) {
 
 std::vector<std::string> c_compile_flags(const Target& target, const CSourceOptions& options, bool cxx) {
   std::vector<std::string> flags = {"--target=" + target.llvm_triple};
-  if (target.is_hexagon) {
+  if (target.arch == Arch::hexagon) {
     flags.insert(flags.end(), {"-mcpu=" + target.llvm_cpu, "-mhvx",
                                "-mhvx-length=" + std::to_string(target.vector_bytes) + "b", "-G0"});
   }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,5 +112,20 @@ std::string emit_c_header(const Module& m);
 // Whether `name` is a keyword of C (C11/C23) or C++ (C++20), which no C or C++ declaration can
 // use as a name.
 bool is_c_keyword(const std::string& name);
+
+// The HVX idiom table (codegen/HvxIdioms.def), as data for tests and docs: each row's intrinsic
+// name, instruction, pattern (empty for a custom row's, and for a fuse row) and oldest
+// Hexagon version.
+struct HvxIdiomInfo {
+  std::string name, instruction, pattern;
+  int min_version = 0;
+  bool fuse = false;  // a DSPC_HVX_FUSE row: `name` is the pair's instruction, `pattern` empty
+};
+std::vector<HvxIdiomInfo> hvx_idioms();
+// The first defect of the table: a pattern that does not parse, or a row naming no LLVM
+// intrinsic; nullopt when there is none.
+std::optional<std::string> hvx_table_error();
+// The parse error of one pattern in the table's language (tests), nullopt when it parses.
+std::optional<std::string> hvx_pattern_error(const std::string& pattern);
 
 }  // namespace dspc

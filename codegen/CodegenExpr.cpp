@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "codegen/CodegenLLVM.h"
+#include "codegen/HvxIdioms.h"
 #include "compiler/ir/Externs.h"
 #include "compiler/ir/Printer.h"
 
@@ -26,13 +27,6 @@ namespace {
 
 constexpr int64_t kMaxMultiple = int64_t(1) << 20;
 
-// The integer a constant (or a broadcast constant) holds.
-std::optional<int64_t> const_int(const Expr& e) {
-  if (const auto* i = e.as<IntImm>()) return i->value;
-  if (const auto* b = e.as<Broadcast>()) return const_int(b->value);
-  return std::nullopt;
-}
-
 int64_t low_power_of_two(int64_t v) {
   if (v == 0) return kMaxMultiple;
   uint64_t u = static_cast<uint64_t>(v);
@@ -41,6 +35,29 @@ int64_t low_power_of_two(int64_t v) {
 
 }  // namespace
 
+// The integer a constant (or a broadcast constant) holds.
+std::optional<int64_t> const_int(const Expr& e) {
+  if (const auto* i = e.as<IntImm>()) return i->value;
+  if (const auto* b = e.as<Broadcast>()) return const_int(b->value);
+  return std::nullopt;
+}
+
+// `e` as rest + c with c the sum of its outermost integer constants (rest null when e is one).
+std::pair<Expr, int64_t> split_constant(const Expr& e) {
+  if (std::optional<int64_t> c = const_int(e)) return {Expr(), *c};
+  const auto* op = e.as<Binary>();
+  if (!op || (op->op != BinaryOp::Add && op->op != BinaryOp::Sub)) return {e, 0};
+  auto [ra, ca] = split_constant(op->a);
+  auto [rb, cb] = split_constant(op->b);
+  if (op->op == BinaryOp::Sub) {
+    if (rb) return {e, 0};
+    return {ra, ca - cb};
+  }
+  if (!ra) return {rb, ca + cb};
+  if (!rb) return {ra, ca + cb};
+  return {Binary::make(BinaryOp::Add, ra, rb), ca + cb};
+}
+
 llvm::Value* FunctionCodegen::constant(llvm::Type* type, int64_t v) {
   unsigned bits = type->getScalarSizeInBits();
   return llvm::ConstantInt::get(
@@ -48,6 +65,11 @@ llvm::Value* FunctionCodegen::constant(llvm::Type* type, int64_t v) {
 }
 
 llvm::Value* FunctionCodegen::eval(const Expr& e) {
+  if (std::optional<HvxMatch> m = match_hvx_idiom(e, target_)) {
+    std::vector<llvm::Value*> values;
+    for (const Expr& x : m->operands) values.push_back(eval(x));
+    return emit_hvx_idiom(b_, *m, values, e.dtype(), target_);
+  }
   switch (e.kind()) {
     case NodeKind::IntImm: return constant(value_type(ctx_, e.dtype()), e.as<IntImm>()->value);
     case NodeKind::FloatImm:
@@ -81,8 +103,6 @@ llvm::Value* FunctionCodegen::eval(const Expr& e) {
 }
 
 llvm::Value* FunctionCodegen::eval_binary(const Binary* op) {
-  if (llvm::Value* v = eval_widening_mul_add(op)) return v;
-  if (llvm::Value* v = eval_dot4_add(op)) return v;
   DataType t = op->a.dtype();
   llvm::Value* a = eval(op->a);
   llvm::Value* b = eval(op->b);
@@ -91,10 +111,7 @@ llvm::Value* FunctionCodegen::eval_binary(const Binary* op) {
   switch (op->op) {
     case BinaryOp::Add: return f ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
     case BinaryOp::Sub: return f ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
-    case BinaryOp::Mul:
-      if (f) return b_.CreateFMul(a, b);
-      if (llvm::Value* v = hooks_->mul_i32_lanes(b_, a, b)) return v;
-      return b_.CreateMul(a, b);
+    case BinaryOp::Mul: return f ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
     case BinaryOp::Div:
     case BinaryOp::Mod: return eval_div_mod(op, a, b);
     // a < b ? a : b and a > b ? a : b, floats included (ordered: a NaN b gives b).
@@ -109,143 +126,6 @@ llvm::Value* FunctionCodegen::eval_binary(const Binary* op) {
     case BinaryOp::Shr: return eval_shift(op, a, b);
     default: throw CodegenError(std::string("unexpected binary operator ") + binary_op_symbol(op->op));
   }
-}
-
-namespace {
-
-// A vector of u8 widened to `bits`-bit lanes: the u8 vector, else null.
-Expr widened_u8(const Expr& e, int bits = 16) {
-  const auto* c = e.as<Cast>();
-  if (!c || c->dtype.bits != bits || !c->dtype.is_integer()) return Expr();
-  DataType from = c->value.dtype();
-  return from.is_uint() && from.bits == 8 && from.lanes == c->dtype.lanes ? c->value : Expr();
-}
-
-// A broadcast scalar that is a widened byte: the byte (an i8 or u8 expression, or a constant
-// that fits one), else null.
-Expr broadcast_byte(const Expr& e, bool& is_signed) {
-  const auto* b = e.as<Broadcast>();
-  if (!b) return Expr();
-  if (const auto* i = b->value.as<IntImm>()) {
-    int64_t v = i->value;
-    if (b->value.dtype().is_int() && v >= -128 && v <= 127) {
-      is_signed = true;
-      return make_const(DataType::i8(), v);
-    }
-    if (v >= 0 && v <= 255) {
-      is_signed = false;
-      return make_const(DataType::u8(), v);
-    }
-    return Expr();
-  }
-  const auto* c = b->value.as<Cast>();
-  if (!c || c->value.dtype().bits != 8 || !c->value.dtype().is_integer()) return Expr();
-  // u8 -> i16 or u16 is a zero extension; i8 -> i16 or u16 a sign extension.
-  is_signed = c->value.dtype().is_int();
-  return c->value;
-}
-
-// widen(u8 vector) * broadcast(byte) with `bits`-bit lanes, in either order: the vector, the
-// byte and its signedness.
-bool widening_product(const Binary* m, int bits, Expr& vec, Expr& byte, bool& is_signed) {
-  if (!m || m->op != BinaryOp::Mul) return false;
-  vec = widened_u8(m->a, bits);
-  byte = broadcast_byte(m->b, is_signed);
-  if (!vec || !byte) {
-    vec = widened_u8(m->b, bits);
-    byte = broadcast_byte(m->a, is_signed);
-  }
-  return vec && byte;
-}
-
-}  // namespace
-
-// widen(v) * widen(s) in generic IR, for targets without a widening multiply.
-llvm::Value* FunctionCodegen::widening_product_ir(llvm::Value* v, llvm::Value* s, bool s_signed, DataType t) {
-  llvm::Type* ty = value_type(ctx_, t);
-  llvm::Value* scalar = s_signed ? b_.CreateSExt(s, ty->getScalarType()) : b_.CreateZExt(s, ty->getScalarType());
-  return b_.CreateMul(b_.CreateZExt(v, ty), b_.CreateVectorSplat(t.lanes, scalar));
-}
-
-// acc + u16/i16(u8 vector) * broadcast(byte), or the product alone: a widening multiply(-add)
-// when the target has one (TargetHooks::widening_mul_add).
-llvm::Value* FunctionCodegen::eval_widening_mul_add(const Binary* op) {
-  if (op->dtype.lanes == 1 || op->dtype.bits != 16 || !op->dtype.is_integer()) return nullptr;
-  Expr acc, vec, byte;
-  bool is_signed = false;
-  if (op->op == BinaryOp::Add) {
-    if (widening_product(op->b.as<Binary>(), 16, vec, byte, is_signed))
-      acc = op->a;
-    else if (widening_product(op->a.as<Binary>(), 16, vec, byte, is_signed))
-      acc = op->b;
-    else
-      return nullptr;
-  } else if (!widening_product(op, 16, vec, byte, is_signed)) {
-    return nullptr;
-  }
-  llvm::Value* acc_v = acc ? eval(acc) : nullptr;
-  llvm::Value* v = eval(vec);
-  llvm::Value* s = eval(byte);
-  if (llvm::Value* r = hooks_->widening_mul_add(b_, acc_v, v, s, is_signed)) return r;
-  // The target has none: the same arithmetic in generic IR, from the values already computed.
-  llvm::Value* prod = widening_product_ir(v, s, is_signed, op->dtype);
-  return acc_v ? b_.CreateAdd(acc_v, prod) : prod;
-}
-
-// acc + (((t0 + t1) + t2) + t3) with widening_product terms in 32 bits (schedule-ops groups
-// byte-product sums so): a 4-way dot product when the target has one (TargetHooks::dot4_add).
-llvm::Value* FunctionCodegen::eval_dot4_add(const Binary* op) {
-  if (op->op != BinaryOp::Add || op->dtype.lanes == 1 || op->dtype.bits != 32 || !op->dtype.is_integer())
-    return nullptr;
-  std::vector<Expr> terms;
-  Expr sum = op->b;
-  while (terms.size() < 3) {
-    const auto* add = sum.as<Binary>();
-    if (!add || add->op != BinaryOp::Add) return nullptr;
-    terms.insert(terms.begin(), add->b);
-    sum = add->a;
-  }
-  terms.insert(terms.begin(), sum);
-  std::vector<Expr> vecs(4), bytes(4);
-  bool any_signed = false, any_unsigned_byte = false;
-  for (int j = 0; j < 4; ++j) {
-    bool is_signed = false;
-    if (!widening_product(terms[j].as<Binary>(), 32, vecs[j], bytes[j], is_signed)) return nullptr;
-    any_signed |= is_signed;
-    any_unsigned_byte |= !is_signed && !bytes[j].as<IntImm>();
-  }
-  // One instruction multiplies by all four bytes: they must agree on their signedness (an
-  // unsigned constant byte below 128 reads the same either way).
-  if (any_signed && any_unsigned_byte) return nullptr;
-  if (any_signed)
-    for (Expr& byte : bytes)
-      if (const auto* i = byte.as<IntImm>(); i && i->value > 127) return nullptr;
-  std::vector<llvm::Value*> v, s;
-  llvm::Value* acc = eval(op->a);
-  for (int j = 0; j < 4; ++j) s.push_back(eval(bytes[j]));
-  // The four vectors are bytes j, j + 4, j + 8, ... of one dense span (a layout that keeps
-  // each lane's four bytes together, such as Bq[k / 4, n * 4 + k % 4]): one dense load is
-  // already in the order a dot product reads, so nothing is shuffled.
-  if (Expr span = packed_dot4_span(vecs)) {
-    llvm::Value* packed = eval(span);
-    if (llvm::Value* r = hooks_->dot4_add_packed(b_, acc, packed, s, any_signed)) return r;
-    unsigned n = op->dtype.lanes;
-    for (unsigned j = 0; j < 4; ++j) {
-      std::vector<int> mask;
-      for (unsigned i = 0; i < n; ++i) mask.push_back(static_cast<int>(4 * i + j));
-      v.push_back(b_.CreateShuffleVector(packed, mask));
-    }
-  } else {
-    for (int j = 0; j < 4; ++j) v.push_back(eval(vecs[j]));
-    if (llvm::Value* r = hooks_->dot4_add(b_, acc, v, s, any_signed)) return r;
-  }
-  // The target has none: the same arithmetic in generic IR.
-  llvm::Value* group = nullptr;
-  for (int j = 0; j < 4; ++j) {
-    llvm::Value* term = widening_product_ir(v[j], s[j], any_signed, op->dtype);
-    group = group ? b_.CreateAdd(group, term) : term;
-  }
-  return b_.CreateAdd(acc, group);
 }
 
 llvm::Value* FunctionCodegen::eval_compare(BinaryOp op, DataType t, llvm::Value* a, llvm::Value* b) {
@@ -328,7 +208,7 @@ llvm::Value* FunctionCodegen::eval_shift(const Binary* op, llvm::Value* a, llvm:
   // shifts in 32-bit lanes: exact for amounts below 16.
   auto shift = [&](llvm::Value* x, llvm::Value* n) {
     auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
-    if (target_.is_hexagon && vt && vt->getNumElements() == 2 && vt->getScalarSizeInBits() == 16) {
+    if (target_.arch == Arch::hexagon && vt && vt->getNumElements() == 2 && vt->getScalarSizeInBits() == 16) {
       auto* wide = llvm::FixedVectorType::get(b_.getInt32Ty(), 2);
       llvm::Value* wx = arith ? b_.CreateSExt(x, wide) : b_.CreateZExt(x, wide);
       llvm::Value* wn = b_.CreateZExt(n, wide);
@@ -371,53 +251,9 @@ llvm::Value* FunctionCodegen::eval_unary(const Unary* op) {
   throw CodegenError("unexpected unary operator");
 }
 
-namespace {
-
-// u8(clamp(x >> k, 0, 255)) over 16-bit lanes, with the clamp written min(max(., 0), 255) or
-// max(min(., 255), 0), the shift optional and constant in [0, 16) (the lower clamp may be left
-// out for unsigned lanes): x and k. Not min(x, 255) of signed lanes that are never negative
-// (sobel): measured, the instruction costs it packets (19.4 -> 21.6 per 128 outputs), as the
-// pack LLVM selects for the generic form is cheaper there than vasr with its deinterleave.
-bool saturating_narrow_form(const Cast* op, Expr& x, int& shift) {
-  DataType from = op->value.dtype(), to = op->dtype;
-  if (!to.is_uint() || to.bits != 8 || !from.is_integer() || from.bits != 16 || from.lanes < 2) return false;
-  const auto* outer = op->value.as<Binary>();
-  if (!outer || (outer->op != BinaryOp::Min && outer->op != BinaryOp::Max)) return false;
-  Expr inner_e = outer->a;
-  auto bound = const_int(outer->b);
-  bool saw_low = false, saw_high = false;
-  auto take = [&](BinaryOp bop, std::optional<int64_t> c) {
-    if (!c) return false;
-    if (bop == BinaryOp::Min && *c == 255 && !saw_high) return saw_high = true;
-    if (bop == BinaryOp::Max && *c == 0 && !saw_low) return saw_low = true;
-    return false;
-  };
-  if (!take(outer->op, bound)) return false;
-  if (const auto* inner = inner_e.as<Binary>();
-      inner && (inner->op == BinaryOp::Min || inner->op == BinaryOp::Max) && take(inner->op, const_int(inner->b)))
-    inner_e = inner->a;
-  if (!saw_high || (!saw_low && from.is_int())) return false;
-  x = inner_e;
-  shift = 0;
-  if (const auto* sh = inner_e.as<Binary>(); sh && sh->op == BinaryOp::Shr) {
-    auto k = const_int(sh->b);
-    if (k && *k >= 0 && *k < 16) {
-      x = sh->a;
-      shift = int(*k);
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
 llvm::Value* FunctionCodegen::eval_cast(const Cast* op) {
   DataType from = op->value.dtype();
   DataType to = op->dtype;
-  Expr narrow_x;
-  int narrow_shift = 0;
-  if (saturating_narrow_form(op, narrow_x, narrow_shift))
-    if (llvm::Value* r = hooks_->saturating_narrow_u8(b_, eval(narrow_x), narrow_shift, from.is_int())) return r;
   llvm::Value* v = eval(op->value);
   if (from == to) return v;
   llvm::Type* ty = value_type(ctx_, to);
@@ -426,8 +262,6 @@ llvm::Value* FunctionCodegen::eval_cast(const Cast* op) {
     return b_.CreateICmpNE(v, constant(v->getType(), 0));
   }
   if (from.is_bool()) return to.is_float() ? b_.CreateUIToFP(v, ty) : b_.CreateZExt(v, ty);
-  if (from.is_uint() && from.bits == 8 && to.is_integer() && to.bits == 16 && from.lanes > 1)
-    if (llvm::Value* r = hooks_->widen_u8_to_16(b_, v)) return r;
   if (from.is_integer() && to.is_integer()) return b_.CreateIntCast(v, ty, from.is_int());
   if (from.is_integer()) return from.is_int() ? b_.CreateSIToFP(v, ty) : b_.CreateUIToFP(v, ty);
   if (to.is_integer()) {
@@ -515,46 +349,6 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
   return b_.CreateCall(callee, args);
 }
 
-namespace {
-
-// `e` as rest + c with c the sum of its outermost integer constants (rest null when e is one).
-std::pair<Expr, int64_t> split_constant(const Expr& e) {
-  if (std::optional<int64_t> c = const_int(e)) return {Expr(), *c};
-  const auto* op = e.as<Binary>();
-  if (!op || (op->op != BinaryOp::Add && op->op != BinaryOp::Sub)) return {e, 0};
-  auto [ra, ca] = split_constant(op->a);
-  auto [rb, cb] = split_constant(op->b);
-  if (op->op == BinaryOp::Sub) {
-    if (rb) return {e, 0};
-    return {ra, ca - cb};
-  }
-  if (!ra) return {rb, ca + cb};
-  if (!rb) return {ra, ca + cb};
-  return {Binary::make(BinaryOp::Add, ra, rb), ca + cb};
-}
-
-}  // namespace
-
-// The dense load of 4n bytes that `vecs` (four n-lane u8 loads) are the four stride-4 strands
-// of: the same buffer at ramp(base + j, 4, n) for j = 0..3. Null otherwise.
-Expr FunctionCodegen::packed_dot4_span(const std::vector<Expr>& vecs) const {
-  const auto* first = vecs[0].as<Load>();
-  if (!first || first->indices.size() != 1 || first->dtype.bits != 8) return Expr();
-  const auto* r0 = first->indices[0].as<Ramp>();
-  if (!r0 || const_int(r0->stride) != std::optional<int64_t>(4)) return Expr();
-  auto [rest0, c0] = split_constant(r0->base);
-  for (int j = 1; j < 4; ++j) {
-    const auto* l = vecs[j].as<Load>();
-    const auto* r = l && l->indices.size() == 1 ? l->indices[0].as<Ramp>() : nullptr;
-    if (!r || l->buffer != first->buffer || l->dtype != first->dtype || r->lanes != r0->lanes ||
-        const_int(r->stride) != std::optional<int64_t>(4))
-      return Expr();
-    auto [rest, c] = split_constant(r->base);
-    if (c != c0 + j || (rest || rest0 ? !(rest && rest0 && same_expr(rest, rest0)) : false)) return Expr();
-  }
-  return Load::make(first->buffer, {Ramp::make(r0->base, make_const(r0->base.dtype(), 1), 4 * r0->lanes)});
-}
-
 // A dense vector load at rest + c whose `rest` is a multiple of the register width, with c not
 // one: one aligned load per register-wide piece of the span and a constant shuffle per piece,
 // so that neighbouring taps (x - 1, x, x + 1) share their aligned loads and the backend
@@ -575,7 +369,7 @@ llvm::Value* FunctionCodegen::realigned_load(const Load* op, llvm::Type* mty) {
   auto it = handle_align_.find(op->buffer->data.get());
   int64_t base_align = low_power_of_two(it == handle_align_.end() ? eb : it->second);
   int64_t rest_multiple = rest ? known_multiple(rest) : kMaxMultiple;
-  if (std::min(base_align, kParamAlignment) < width || (rest_multiple * eb) % width) return nullptr;
+  if (std::min<int64_t>(base_align, target_.alloc_alignment) < width || (rest_multiple * eb) % width) return nullptr;
   llvm::Value* base = handle_of(op->buffer);
   if (rest) base = b_.CreateInBoundsGEP(memory_type(ctx_, op->buffer->dtype), base, to_index(eval(rest), rest.dtype()));
   auto* piece_ty = llvm::FixedVectorType::get(b_.getInt8Ty(), width);
@@ -733,7 +527,7 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
   int64_t base_align = low_power_of_two(it == handle_align_.end() ? eb : it->second);
   std::optional<int64_t> k = const_int(base);
   int64_t multiple = k ? (*k == 0 ? kMaxMultiple : low_power_of_two(std::abs(*k))) : known_multiple(base);
-  if (std::min(base_align, kParamAlignment) < width || (multiple * eb) % width) return nullptr;
+  if (std::min<int64_t>(base_align, target_.alloc_alignment) < width || (multiple * eb) % width) return nullptr;
   auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
   // Each register's lanes: within blocks b and b + 1 (in units of `per` elements).
   std::vector<int64_t> first_block;
@@ -778,7 +572,7 @@ llvm::Value* FunctionCodegen::eval_load(const Load* op) {
     if (llvm::Value* v = window_load(op, mty)) return v;
   Access a = address(op->buffer, op->indices);
   llvm::Value* v = nullptr;
-  if (a.is_gather && target_.is_hexagon) {
+  if (a.is_gather && target_.arch == Arch::hexagon) {
     // Lane by lane, as LLVM would scalarize llvm.masked.gather for Hexagon anyway (no HVX
     // gather from ordinary memory): LLVM 19 aborts on some small gathers whose result is
     // truncated and compared ("Do not know how to scalarize", found by tools/difftest.py).
@@ -866,7 +660,7 @@ FunctionCodegen::Access FunctionCodegen::address(const Buffer& buf, const std::v
   }
   auto it = handle_align_.find(buf->data.get());
   int64_t base_align = low_power_of_two(it == handle_align_.end() ? eb : it->second);
-  int64_t align = std::max(eb, std::min({multiple * eb, base_align, kParamAlignment}));
+  int64_t align = std::max(eb, std::min<int64_t>({multiple * eb, base_align, target_.alloc_alignment}));
   if (vector) align = eb;
   llvm::Value* ptr = b_.CreateInBoundsGEP(elem, base, linear);
   return {ptr, vector, llvm::Align(align)};

@@ -23,14 +23,8 @@
 //    a tiny factor (<2 x i16>), and LLVM 19's Hexagon instruction selection cannot select
 //    some of those operations ("Cannot select: v2i16 = sign_extend_inreg", an abort), e.g.
 //    for i16(i8(A[i])) over 515 elements. The scalar remainder loop costs a few packets.
-// 5. Widening multiplies of a u8 vector by a byte (16-bit products, accumulated or not) use
-//    vmpybus / vmpyub: LLVM 19 selects unpack + two vmpyi + add for the generic IR.
-// 6. Two chained widening multiply-adds of one kind, acc + a * w0 + b * w1 (a stencil's
-//    neighbouring taps, after LLVM unrolled the reduction), are one vmpa (vmpabus / vmpabuu)
-//    on the pair (a, b) with the bytes w0 w1 w0 w1: half the multiply instructions.
-// 7. u8(clamp(v >> k, 0, 255)) of 16-bit lanes is one vasr(Vu.h, Vv.h, Rt):sat (vasr .uh for
-//    unsigned lanes) per output vector: LLVM 19 selects two shifts, two vmax, two vmin, a
-//    vshuff and a vpacke for the generic IR.
+// 5. The instruction idioms (widening multiplies, vmpa pairs, vasr:sat, vzxt, vrmpy, ...) are
+//    the HVX idiom table's (HvxIdioms.def, HvxIdioms.cpp), not hooks.
 // 8. No wide integers holding a part of a vector. When GVN forwards a stored vector to a load
 //    of part of it, it writes trunc (lshr (bitcast V to i2048), 32) to i1024; LLVM 19's Hexagon
 //    instruction selection miscompiles some of those (a <64 x i32> splat of x, stored at one
@@ -135,26 +129,6 @@ void configure_llvm_options() {
 
 namespace {
 
-// HVX's widening multiplies give their 2N products in a register pair as even lanes, then odd
-// lanes. These shuffles convert from and to dspc's lane order; between two HVX operations the
-// pair LLVM's InstCombine cancels them, so a chain of multiply-adds runs in pair order and
-// pays one vdeal and one vshuff in all.
-unsigned lanes_of(llvm::Value* v) { return llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements(); }
-
-llvm::Value* deinterleave(llvm::IRBuilder<>& b, llvm::Value* v) {
-  unsigned half = lanes_of(v) / 2;
-  llvm::SmallVector<int, 16> mask = llvm::createStrideMask(0, 2, half);
-  mask.append(llvm::createStrideMask(1, 2, half));
-  return b.CreateShuffleVector(v, mask);
-}
-
-// x0 y0 x1 y1 ... from x and y (of one type); one vector's halves when y is null.
-llvm::Value* interleave(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y = nullptr) {
-  unsigned n = y ? lanes_of(x) : lanes_of(x) / 2;
-  return y ? b.CreateShuffleVector(x, y, llvm::createInterleaveMask(n, 2))
-           : b.CreateShuffleVector(x, llvm::createInterleaveMask(n, 2));
-}
-
 class HexagonHooks : public TargetHooks {
  public:
   explicit HexagonHooks(const Target& target) : target_(target) {}
@@ -163,114 +137,6 @@ class HexagonHooks : public TargetHooks {
 
   llvm::Value* ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x,
                                llvm::Value* y) override;
-
-  // vmpybus (u8 x i8) and vmpyub (u8 x u8), with .acc when there is an accumulator: one
-  // instruction per HVX vector of bytes, against unpack, two vmpyi and an add.
-  llvm::Value* widening_mul_add(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* v, llvm::Value* s,
-                                bool s_signed) override {
-    auto* vt = llvm::cast<llvm::FixedVectorType>(v->getType());
-    if (target_.vector_bytes != 128 || vt->getNumElements() != 128) return nullptr;
-    llvm::Type* i32 = b.getInt32Ty();
-    // The byte four times: the instructions take one multiplier byte per lane modulo 4.
-    llvm::Value* rt = b.CreateMul(b.CreateZExt(s, i32), b.getInt32(0x01010101));
-    llvm::Value* vu = b.CreateBitCast(v, llvm::FixedVectorType::get(i32, 32));
-    auto* pair = llvm::FixedVectorType::get(i32, 64);
-    llvm::Value* r = nullptr;
-    if (acc) {
-      llvm::Value* vxx = b.CreateBitCast(deinterleave(b, acc), pair);
-      auto id = s_signed ? llvm::Intrinsic::hexagon_V6_vmpybus_acc_128B : llvm::Intrinsic::hexagon_V6_vmpyub_acc_128B;
-      r = b.CreateIntrinsic(id, {}, {vxx, vu, rt});
-    } else {
-      auto id = s_signed ? llvm::Intrinsic::hexagon_V6_vmpybus_128B : llvm::Intrinsic::hexagon_V6_vmpyub_128B;
-      r = b.CreateIntrinsic(id, {}, {vu, rt});
-    }
-    return interleave(b, b.CreateBitCast(r, llvm::FixedVectorType::get(b.getInt16Ty(), 128)));
-  }
-
-  // vzxt gives the even lanes' and the odd lanes' halfwords, the widening multiplies' pair
-  // order, so sums of widened bytes and products stay in pair order (InstCombine moves the
-  // interleave past lanewise operations) and the final narrowing undoes it for free; vunpack
-  // (what LLVM selects for zext) gives the low and high halves, and every mix of the two
-  // orders costs a vshuff.
-  llvm::Value* widen_u8_to_16(llvm::IRBuilder<>& b, llvm::Value* v) override {
-    auto* vt = llvm::cast<llvm::FixedVectorType>(v->getType());
-    if (target_.vector_bytes != 128 || vt->getNumElements() != 128) return nullptr;
-    llvm::Value* r = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_vzb_128B, {},
-                                       {b.CreateBitCast(v, llvm::FixedVectorType::get(b.getInt32Ty(), 32))});
-    return interleave(b, b.CreateBitCast(r, llvm::FixedVectorType::get(b.getInt16Ty(), 128)));
-  }
-
-  // vasrhubsat / vasruhubsat: even output bytes from the second operand's halfwords, odd ones
-  // from the first's, so the operands are v's even and odd lanes (a deinterleave, which cancels
-  // against the interleave after a widening multiply).
-  llvm::Value* saturating_narrow_u8(llvm::IRBuilder<>& b, llvm::Value* v, int shift, bool v_signed) override {
-    auto* vt = llvm::cast<llvm::FixedVectorType>(v->getType());
-    if (target_.vector_bytes != 128 || vt->getNumElements() != 128 || !vt->getElementType()->isIntegerTy(16))
-      return nullptr;
-    if (!v_signed && target_.hexagon_version < 65) return nullptr;
-    auto* half = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
-    llvm::Value* d = deinterleave(b, v);
-    llvm::Value* even = b.CreateBitCast(b.CreateShuffleVector(d, llvm::createSequentialMask(0, 64, 0)), half);
-    llvm::Value* odd = b.CreateBitCast(b.CreateShuffleVector(d, llvm::createSequentialMask(64, 64, 0)), half);
-    auto id = v_signed ? llvm::Intrinsic::hexagon_V6_vasrhubsat_128B : llvm::Intrinsic::hexagon_V6_vasruhubsat_128B;
-    llvm::Value* r = b.CreateIntrinsic(id, {}, {odd, even, b.getInt32(shift)});
-    return b.CreateBitCast(r, llvm::FixedVectorType::get(b.getInt8Ty(), 128));
-  }
-
-  // vrmpyub / vrmpybus .acc: the four byte vectors interleaved (byte 4i + j is v[j][i]), then
-  // one instruction per 32 lanes multiplies each lane's four bytes by the four scalar bytes
-  // and adds them to the lane.
-  llvm::Value* dot4_add(llvm::IRBuilder<>& b, llvm::Value* acc, const std::vector<llvm::Value*>& v,
-                        const std::vector<llvm::Value*>& s, bool s_signed) override {
-    auto* vt = llvm::cast<llvm::FixedVectorType>(v[0]->getType());
-    unsigned n = vt->getNumElements();
-    if (target_.vector_bytes != 128 || n % 32 != 0) return nullptr;
-    // Two rounds of two-way interleaves, which the backend selects as vshuff: bytes of v0 and
-    // v1 (and of v2 and v3), then halfwords of the two results.
-    auto* halves = llvm::FixedVectorType::get(b.getInt16Ty(), n);
-    llvm::Value* bytes = interleave(b, b.CreateBitCast(interleave(b, v[0], v[1]), halves),
-                                    b.CreateBitCast(interleave(b, v[2], v[3]), halves));
-    return dot4_add_packed(b, acc, b.CreateBitCast(bytes, llvm::FixedVectorType::get(b.getInt8Ty(), 4 * n)), s,
-                           s_signed);
-  }
-
-  // l2fetch(Rs, Rtt): Rtt holds four 16-bit fields, direction (0), stride, width and height,
-  // as Hexagon's HEXAGON_V64_CREATE_H builds them; each is clamped to 16 bits (a larger box
-  // is fetched in part, which a hint allows).
-  // 32-bit lane products as vmpyieo + vmpyie:acc (the low 32 bits of each product), per HVX
-  // vector. For the generic multiply, LLVM 19's HVX lowering fuses (a * b) >> k into 64-bit
-  // products (vmpye/vmpyo) shifted by vasrinto, which is wrong once the 32-bit product wraps:
-  // (x * 3) >> 7 was wrong in 664 of 1024 lanes (tests/difftest/regressions/hvx_mul_shift.dsp).
-  llvm::Value* mul_i32_lanes(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) override {
-    auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
-    // Whole vectors, a power of two of them (so the halves concatenate pairwise).
-    if (target_.vector_bytes != 128 || !vt || !vt->getElementType()->isIntegerTy(32) || vt->getNumElements() % 32 != 0 ||
-        ((vt->getNumElements() / 32) & (vt->getNumElements() / 32 - 1)) != 0)
-      return nullptr;
-    unsigned n = vt->getNumElements();
-    std::vector<llvm::Value*> parts;
-    for (unsigned at = 0; at < n; at += 32) {
-      llvm::SmallVector<int, 32> mask;
-      for (unsigned k = 0; k < 32; ++k) mask.push_back(int(at + k));
-      llvm::Value* xa = n == 32 ? x : b.CreateShuffleVector(x, mask);
-      llvm::Value* ya = n == 32 ? y : b.CreateShuffleVector(y, mask);
-      // vmpyieo's cross products of halfwords, plus x * y.lo: x * y modulo 2^32 (the order
-      // checked against the interpreter: tests/difftest/regressions/hvx_mul_shift.dsp).
-      llvm::Value* lo = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_vmpyieoh_128B, {}, {xa, ya});
-      parts.push_back(b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_vmpyiewuh_acc_128B, {}, {lo, xa, ya}));
-    }
-    while (parts.size() > 1) {
-      std::vector<llvm::Value*> next;
-      for (size_t k = 0; k + 1 < parts.size(); k += 2) {
-        unsigned w = llvm::cast<llvm::FixedVectorType>(parts[k]->getType())->getNumElements();
-        llvm::SmallVector<int, 64> mask;
-        for (unsigned m = 0; m < 2 * w; ++m) mask.push_back(int(m));
-        next.push_back(b.CreateShuffleVector(parts[k], parts[k + 1], mask));
-      }
-      parts = std::move(next);
-    }
-    return parts[0];
-  }
 
   // A non-constant byte or halfword broadcast as 32-bit words (the byte or halfword repeated),
   // bitcast to the narrow lanes: what the backend would build itself, but LLVM 19's HVX
@@ -293,6 +159,9 @@ class HexagonHooks : public TargetHooks {
     b.CreateCall(llvm::InlineAsm::get(type, "", "~{memory}", /*hasSideEffects=*/true));
   }
 
+  // l2fetch(Rs, Rtt): Rtt holds four 16-bit fields, direction (0), stride, width and height,
+  // as Hexagon's HEXAGON_V64_CREATE_H builds them; each is clamped to 16 bits (a larger box
+  // is fetched in part, which a hint allows).
   bool prefetch_box(llvm::IRBuilder<>& b, llvm::Value* at, llvm::Value* width, llvm::Value* height,
                     llvm::Value* stride) override {
     llvm::Type* i64 = b.getInt64Ty();
@@ -305,132 +174,12 @@ class HexagonHooks : public TargetHooks {
     return true;
   }
 
-  // One vrmpy per 32 lanes: each lane's four bytes times the four scalar bytes, added to it.
-  llvm::Value* dot4_add_packed(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* bytes,
-                               const std::vector<llvm::Value*>& s, bool s_signed) override {
-    unsigned n = llvm::cast<llvm::FixedVectorType>(bytes->getType())->getNumElements() / 4;
-    if (target_.vector_bytes != 128 || n % 32 != 0) return nullptr;
-    llvm::Type* i32 = b.getInt32Ty();
-    llvm::Value* rt = nullptr;
-    for (unsigned j = 0; j < 4; ++j) {
-      llvm::Value* byte = b.CreateShl(b.CreateZExt(s[j], i32), b.getInt32(8 * j));
-      rt = rt ? b.CreateOr(rt, byte) : byte;
-    }
-    auto id = s_signed ? llvm::Intrinsic::hexagon_V6_vrmpybus_acc_128B : llvm::Intrinsic::hexagon_V6_vrmpyub_acc_128B;
-    // One instruction per HVX vector: 32 lanes of the accumulator, 128 interleaved bytes.
-    std::vector<llvm::Value*> parts;
-    for (unsigned q = 0; q < n / 32; ++q) {
-      llvm::Value* vu = b.CreateBitCast(b.CreateShuffleVector(bytes, llvm::createSequentialMask(128 * q, 128, 0)),
-                                        llvm::FixedVectorType::get(i32, 32));
-      llvm::Value* vx = b.CreateShuffleVector(acc, llvm::createSequentialMask(32 * q, 32, 0));
-      parts.push_back(b.CreateIntrinsic(id, {}, {vx, vu, rt}));
-    }
-    return llvm::concatenateVectors(b, parts);
-  }
-
  private:
 
   const Target& target_;
 };
 
 }  // namespace
-
-namespace {
-
-// A widening multiply(-add) call: its kind (signed weights or not), accumulator (null without),
-// vector and replicated weight byte.
-struct MulAdd {
-  llvm::CallInst* call = nullptr;
-  bool is_signed = false;
-  llvm::Value* acc = nullptr;
-  llvm::Value* v = nullptr;
-  llvm::Value* rt = nullptr;
-};
-
-bool as_mul_add(llvm::Value* value, MulAdd& m) {
-  auto* c = llvm::dyn_cast<llvm::IntrinsicInst>(value);
-  if (!c) return false;
-  switch (c->getIntrinsicID()) {
-    case llvm::Intrinsic::hexagon_V6_vmpybus_acc_128B:
-    case llvm::Intrinsic::hexagon_V6_vmpyub_acc_128B:
-      m = {c, c->getIntrinsicID() == llvm::Intrinsic::hexagon_V6_vmpybus_acc_128B, c->getArgOperand(0),
-           c->getArgOperand(1), c->getArgOperand(2)};
-      return true;
-    case llvm::Intrinsic::hexagon_V6_vmpybus_128B:
-    case llvm::Intrinsic::hexagon_V6_vmpyub_128B:
-      m = {c, c->getIntrinsicID() == llvm::Intrinsic::hexagon_V6_vmpybus_128B, nullptr, c->getArgOperand(0),
-           c->getArgOperand(1)};
-      return true;
-    default: return false;
-  }
-}
-
-// Where a value computed from x and y can go: after the later of the two (the function's entry
-// for constants and arguments).
-llvm::Instruction* after_both(llvm::Function& f, llvm::DominatorTree& dt, llvm::Value* x, llvm::Value* y) {
-  auto* ix = llvm::dyn_cast<llvm::Instruction>(x);
-  auto* iy = llvm::dyn_cast<llvm::Instruction>(y);
-  llvm::Instruction* later = nullptr;
-  if (ix && iy) {
-    if (dt.dominates(ix, iy))
-      later = iy;
-    else if (dt.dominates(iy, ix))
-      later = ix;
-    else
-      return nullptr;
-  } else {
-    later = ix ? ix : iy;
-  }
-  if (!later) return &*f.getEntryBlock().getFirstInsertionPt();
-  if (llvm::isa<llvm::PHINode>(later)) return &*later->getParent()->getFirstInsertionPt();
-  return later->getNextNode();
-}
-
-}  // namespace
-
-void fuse_hexagon_multiply_adds(llvm::Module& module, int hexagon_version) {
-  for (llvm::Function& f : module) {
-    if (f.isDeclaration()) continue;
-    std::vector<llvm::CallInst*> calls;
-    for (llvm::Instruction& i : llvm::instructions(f)) {
-      MulAdd m;
-      if (as_mul_add(&i, m)) calls.push_back(m.call);
-    }
-    if (calls.size() < 2) continue;
-    llvm::DominatorTree dt(f);
-    std::set<llvm::CallInst*> gone;
-    for (llvm::CallInst* c : calls) {
-      MulAdd second, first;
-      if (gone.count(c) || !as_mul_add(c, second) || !second.acc || !as_mul_add(second.acc, first)) continue;
-      if (gone.count(first.call) || first.is_signed != second.is_signed || !first.call->hasOneUse() ||
-          first.call->getParent() != c->getParent())
-        continue;
-      if (!first.is_signed && hexagon_version < 65) continue;  // vmpabuu is v65's
-      llvm::Instruction* at = after_both(f, dt, first.rt, second.rt);
-      if (!at) continue;
-      llvm::IRBuilder<> b(at);
-      // w0 w1 w0 w1: the even bytes of the first weight word, the odd ones of the second.
-      llvm::Value* rt = b.CreateOr(b.CreateAnd(first.rt, b.getInt32(0x00ff00ff)),
-                                   b.CreateShl(b.CreateAnd(second.rt, b.getInt32(0x00ff00ff)), 8));
-      b.SetInsertPoint(c);
-      llvm::Value* pair = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_vcombine_128B, {}, {second.v, first.v});
-      llvm::Value* r;
-      if (first.acc) {
-        auto id = first.is_signed ? llvm::Intrinsic::hexagon_V6_vmpabus_acc_128B
-                                  : llvm::Intrinsic::hexagon_V6_vmpabuu_acc_128B;
-        r = b.CreateIntrinsic(id, {}, {first.acc, pair, rt});
-      } else {
-        auto id = first.is_signed ? llvm::Intrinsic::hexagon_V6_vmpabus_128B : llvm::Intrinsic::hexagon_V6_vmpabuu_128B;
-        r = b.CreateIntrinsic(id, {}, {pair, rt});
-      }
-      c->replaceAllUsesWith(r);
-      c->eraseFromParent();
-      first.call->eraseFromParent();
-      gone.insert(c);
-      gone.insert(first.call);
-    }
-  }
-}
 
 namespace {
 
@@ -493,7 +242,7 @@ void split_wide_integer_parts(llvm::Module& module) {
 }
 
 std::unique_ptr<TargetHooks> make_target_hooks(const Target& target) {
-  if (target.is_hexagon) return std::make_unique<HexagonHooks>(target);
+  if (target.arch == Arch::hexagon) return std::make_unique<HexagonHooks>(target);
   return std::make_unique<TargetHooks>();
 }
 

@@ -103,7 +103,7 @@ llvm::Function* FunctionCodegen::declare(const PrimFunc& f) {
     arg->addAttr(llvm::Attribute::NoAlias);
     arg->addAttr(llvm::Attribute::NoUndef);
     arg->addAttr(llvm::Attribute::NonNull);
-    arg->addAttr(llvm::Attribute::getWithAlignment(ctx_, llvm::Align(kParamAlignment)));
+    arg->addAttr(llvm::Attribute::getWithAlignment(ctx_, llvm::Align(target_.alloc_alignment)));
     arg->addAttr(llvm::Attribute::getWithDereferenceableBytes(ctx_, params[i]->size_bytes()));
     if (!stores.stored.count(params[i]->data.get())) arg->addAttr(llvm::Attribute::ReadOnly);
   }
@@ -119,7 +119,7 @@ void FunctionCodegen::define(const PrimFunc& f) {
   std::vector<Buffer> params = f.inputs;
   params.insert(params.end(), f.outputs.begin(), f.outputs.end());
   for (size_t i = 0; i < params.size(); ++i)
-    bind_handle(params[i]->data.get(), fn_->getArg(i), kParamAlignment);
+    bind_handle(params[i]->data.get(), fn_->getArg(i), target_.alloc_alignment);
   if (f.ctx) bind_handle(f.ctx.get(), fn_->getArg(params.size()), 1);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
   if (f.body) emit(f.body);
@@ -211,13 +211,15 @@ void FunctionCodegen::emit_for(const For* op) {
   // miscompiled a loop of i64 max reductions (one wrong element;
   // tests/difftest/regressions/pipeliner_i64_max.dsp; right with -enable-pipeliner=false,
   // which costs bench/ packets: vadd_u8 2.01 -> 2.13, above Halide). bench/ has no such loop.
-  bool no_pipeline = target_.is_hexagon && computes_64bit(op->body);
+  bool no_pipeline = target_.arch == Arch::hexagon && computes_64bit(op->body);
   set_loop_hints(b_.CreateBr(header), op->for_kind, keep_scalar(op->body), no_pipeline);
   b_.SetInsertPoint(exit);
 }
 
 // Loops LLVM's vectoriser must leave scalar (compiler/ir/ScalarOnly.h).
-bool FunctionCodegen::keep_scalar(const Stmt& body) const { return must_stay_scalar(body, target_.is_hexagon); }
+bool FunctionCodegen::keep_scalar(const Stmt& body) const {
+  return must_stay_scalar(body, target_.arch == Arch::hexagon);
+}
 
 void FunctionCodegen::set_loop_hints(llvm::BranchInst* latch, ForKind kind, bool no_vectorize, bool no_pipeline) {
   const char* hint = nullptr;
@@ -311,7 +313,7 @@ void build_functions(llvm::Module& module, const Module& m, const Target& target
         module.getContext(), llvm::ArrayRef<uint8_t>(bytes.data(), bytes.size()));
     auto* g = new llvm::GlobalVariable(module, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init,
                                        constant_symbol(i));
-    g->setAlignment(llvm::Align(128));
+    g->setAlignment(llvm::Align(target.alloc_alignment));
   }
   FunctionCodegen cg(module, target);
   for (const PrimFunc& f : m.funcs) cg.declare(f);

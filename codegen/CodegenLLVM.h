@@ -8,9 +8,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "codegen/Codegen.h"
@@ -26,17 +28,20 @@ class CodegenError : public InternalError {
   using InternalError::InternalError;
 };
 
-// The alignment every buffer parameter is guaranteed to have (callers and the runner promise it).
-inline constexpr int64_t kParamAlignment = 128;
-
 // Register type of a dtype: bool is i1, handle is ptr, lanes > 1 give vectors.
 llvm::Type* value_type(llvm::LLVMContext& ctx, DataType t);
 // In-memory element type: bool takes a byte.
 llvm::Type* memory_type(llvm::LLVMContext& ctx, DataType t);
 
-// What a target adds to the generic code generator: FunctionCodegen asks its hooks first and
-// falls back to generic LLVM IR when a hook returns null. Hexagon's are in CodegenHexagon.cpp;
-// other targets use these defaults.
+// The integer a constant (or a broadcast constant) holds.
+std::optional<int64_t> const_int(const Expr& e);
+// `e` as rest + c with c the sum of its outermost integer constants (rest null when e is one).
+std::pair<Expr, int64_t> split_constant(const Expr& e);
+
+// What a target adds to the generic code generator besides its instruction idioms (those are
+// the HVX idiom table, HvxIdioms.def): FunctionCodegen asks its hooks first and falls back to
+// generic LLVM IR when a hook returns null. Hexagon's are in CodegenHexagon.cpp; other
+// targets use these defaults.
 class TargetHooks {
  public:
   virtual ~TargetHooks() = default;
@@ -48,30 +53,8 @@ class TargetHooks {
                                        llvm::Value* y) {
     return nullptr;
   }
-  // acc + widen(v) * widen(s), or widen(v) * widen(s) when acc is null, where v is a vector of
-  // u8, s a scalar byte (signed when s_signed) and the result has 16-bit lanes, twice v's
-  // lanes' width: exact, as the products fit 16 bits; `acc` and the result wrap.
-  virtual llvm::Value* widening_mul_add(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* v, llvm::Value* s,
-                                        bool s_signed) {
-    return nullptr;
-  }
-  // A vector of u8 zero-extended to 16-bit lanes (nullptr: a plain zext).
-  virtual llvm::Value* widen_u8_to_16(llvm::IRBuilder<>& b, llvm::Value* v) { return nullptr; }
-  // u8(clamp(v >> shift, 0, 255)) of a vector v of 16-bit lanes (signed when v_signed),
-  // 0 <= shift < 16: a saturating narrowing shift.
-  virtual llvm::Value* saturating_narrow_u8(llvm::IRBuilder<>& b, llvm::Value* v, int shift, bool v_signed) {
-    return nullptr;
-  }
-  // acc + sum_j widen(v[j]) * widen(s[j]) over four u8 vectors v[j] and scalar bytes s[j]
-  // (signed when s_signed), with 32-bit lanes: a 4-way dot product per lane.
-  virtual llvm::Value* dot4_add(llvm::IRBuilder<>& b, llvm::Value* acc, const std::vector<llvm::Value*>& v,
-                                const std::vector<llvm::Value*>& s, bool s_signed) {
-    return nullptr;
-  }
   // A vector of `lanes` copies of the scalar v, or null for the generic splat.
   virtual llvm::Value* broadcast(llvm::IRBuilder<>& b, unsigned lanes, llvm::Value* v) { return nullptr; }
-  // a * b of 32-bit integer lanes, or null for the generic multiply.
-  virtual llvm::Value* mul_i32_lanes(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) { return nullptr; }
   // A point no memory access crosses (plan-vtcm's memory_barrier()); the IR order is enough
   // where the target runs accesses in order.
   virtual void memory_barrier(llvm::IRBuilder<>& b) {}
@@ -80,11 +63,6 @@ class TargetHooks {
   virtual bool prefetch_box(llvm::IRBuilder<>& b, llvm::Value* at, llvm::Value* width, llvm::Value* height,
                             llvm::Value* stride) {
     return false;
-  }
-  // The same with the four vectors already interleaved: byte 4i + j of `packed` is v[j][i].
-  virtual llvm::Value* dot4_add_packed(llvm::IRBuilder<>& b, llvm::Value* acc, llvm::Value* packed,
-                                       const std::vector<llvm::Value*>& s, bool s_signed) {
-    return nullptr;
   }
 };
 
@@ -121,10 +99,6 @@ class FunctionCodegen {
   // ---- expressions (CodegenExpr.cpp)
   llvm::Value* eval(const Expr& e);
   llvm::Value* eval_binary(const Binary* op);
-  llvm::Value* eval_widening_mul_add(const Binary* op);
-  llvm::Value* eval_dot4_add(const Binary* op);
-  Expr packed_dot4_span(const std::vector<Expr>& vecs) const;
-  llvm::Value* widening_product_ir(llvm::Value* v, llvm::Value* s, bool s_signed, DataType t);
   llvm::Value* eval_div_mod(const Binary* op, llvm::Value* a, llvm::Value* b);
   llvm::Value* eval_shift(const Binary* op, llvm::Value* a, llvm::Value* b);
   llvm::Value* eval_compare(BinaryOp op, DataType t, llvm::Value* a, llvm::Value* b);
@@ -188,11 +162,6 @@ void configure_llvm_options();
 
 // Registers the Hexagon and x86 targets and sets those options, once per process (Emit.cpp).
 void initialize_llvm();
-
-// After LLVM's optimisation pipeline, on Hexagon modules (CodegenHexagon.cpp): two chained
-// widening multiply-adds of the same kind become one two-tap vmpa. Needs the chains that
-// unrolling makes, so it runs after the pipeline. `hexagon_version` gates the unsigned form.
-void fuse_hexagon_multiply_adds(llvm::Module& module, int hexagon_version);
 
 // After LLVM's optimisation pipeline, on Hexagon modules (CodegenHexagon.cpp): a part of a vector
 // wider than 64 bits read through a wide integer (trunc (lshr (bitcast V to iK), S)), which

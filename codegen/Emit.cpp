@@ -14,19 +14,19 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <atomic>
-#include <csignal>
-
 #include <llvm/Support/CrashRecoveryContext.h>
 #include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetOptions.h>
 
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
 #include "codegen/CodegenLLVM.h"
+#include "codegen/HvxIdioms.h"
 
 extern "C" {
 void LLVMInitializeHexagonTargetInfo();
@@ -201,9 +201,10 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
     if (options.inject_failure == "crash") std::raise(SIGSEGV);
     if (options.inject_failure == "fatal") llvm::report_fatal_error("injected by --inject-internal-error");
     // LLVM's loop vectoriser: for the host as clang runs it; for Hexagon only when asked.
-    optimize(mod, *tm, options.opt_level, !options.target.is_hexagon || options.auto_hvx, options.time_passes);
-    if (options.target.is_hexagon && options.opt_level >= 1) {
-      fuse_hexagon_multiply_adds(mod, options.target.hexagon_version);
+    optimize(mod, *tm, options.opt_level, options.target.arch != Arch::hexagon || options.auto_hvx,
+             options.time_passes);
+    if (options.target.arch == Arch::hexagon && options.opt_level >= 1) {
+      fuse_hvx_pairs(mod, options.target);
       split_wide_integer_parts(mod);
     }
     if (kind == EmitKind::LLVM) {
@@ -225,9 +226,10 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
   if (!finished) {
     crash_recovered.store(true);
     out.clear();
+    int signal = crc.RetCode > 128 ? crc.RetCode - 128 : crc.RetCode;  // not a target fact: 128 + the signal
     std::string what = !llvm_fatal_reason.empty()
                            ? "LLVM: " + llvm_fatal_reason
-                           : "LLVM crashed (signal " + std::to_string(crc.RetCode > 128 ? crc.RetCode - 128 : crc.RetCode) +
+                           : "LLVM crashed (signal " + std::to_string(signal) +
                                  ") while optimising or generating code for " + options.target.name;
     llvm_fatal_reason.clear();
     diag.internal_error("codegen", what);

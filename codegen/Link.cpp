@@ -72,7 +72,7 @@ bool link_shared(const std::string& object_path, const Target& target, const std
   std::vector<const char*> args = {"ld.lld", "-shared", "-Bsymbolic", "--exclude-libs=ALL",
                                    "-o",     out_path.c_str(), object_path.c_str()};
   std::string builtins = (fs::path(runtime_dir) / target.name / "libdspc_builtins.a").string();
-  if (target.is_hexagon) {
+  if (target.arch == Arch::hexagon) {
     if (!fs::is_regular_file(builtins, ec)) {
       diag.error("runtime-support builtins for " + target.name + " not found: " + builtins);
       return false;

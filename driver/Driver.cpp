@@ -70,7 +70,7 @@ std::pair<std::vector<Target>, std::vector<Target>> targets_by_kind() {
   std::vector<Target> hexagon, other;
   for (const std::string& name : target_names()) {
     Target t = *lookup_target(name);
-    (t.is_hexagon ? hexagon : other).push_back(t);
+    (t.arch == Arch::hexagon ? hexagon : other).push_back(t);
   }
   std::sort(hexagon.begin(), hexagon.end(),
             [](const Target& a, const Target& b) { return a.hexagon_version < b.hexagon_version; });
@@ -741,7 +741,7 @@ bool write_depfile(const DriverOptions& o, const std::string& out, const std::ve
   // The libraries link_executable and link_shared read (codegen/Link.cpp).
   std::string rt = o.runtime_dir + "/" + o.lower.target.name + "/";
   if (o.emit == "exe") deps.push_back(rt + "libdspc_rt.a");
-  if (o.emit == "so" && o.lower.target.is_hexagon) deps.push_back(rt + "libdspc_builtins.a");
+  if (o.emit == "so" && o.lower.target.arch == Arch::hexagon) deps.push_back(rt + "libdspc_builtins.a");
   std::string text = depfile_escape(out) + ":";
   for (const std::string& d : deps) text += " \\\n  " + depfile_escape(d);
   return write_output(path, text + "\n");

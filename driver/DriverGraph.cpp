@@ -179,7 +179,7 @@ GraphRun session_run(const DriverOptions& o, const std::string& what, const std:
   GraphRun run;
   run.what = what;
   run.device_module = device_module;
-  run.target = o.lower.target.is_hexagon ? o.lower.target.name : "host";
+  run.target = o.lower.target.arch == Arch::hexagon ? o.lower.target.name : "host";
   run.qemu = o.qemu;
   run.timeout_seconds = o.timeout_seconds;
   run.vtcm_capacity = o.sim_vtcm_capacity;

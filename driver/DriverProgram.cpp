@@ -160,7 +160,7 @@ int program_command(const DriverOptions& o, std::vector<std::string>* imported) 
   std::string exe = tmp.path() + "/" + stem(o.c_sources[0]) + ".elf";
   if (int status = build_program(o, tmp.path(), exe, nullptr)) return status;
   std::vector<std::string> cmd;
-  if (o.lower.target.is_hexagon) cmd = {o.qemu, "-cpu", DSPC_QEMU_CPU};
+  if (o.lower.target.arch == Arch::hexagon) cmd = {o.qemu, "-cpu", DSPC_QEMU_CPU};
   cmd.push_back(exe);
   std::cout.flush();
   progress_stage("");  // the program writes to the terminal itself

@@ -78,7 +78,7 @@ std::string runner_message(const std::string& err_text) {
 bool execute_runner(const DriverOptions& o, const RunSignature& sig, const std::string& exe, const std::string& dir,
                     const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, std::string& error) {
   std::vector<std::string> cmd;
-  if (o.lower.target.is_hexagon) cmd = {o.qemu, "-cpu", DSPC_QEMU_CPU};
+  if (o.lower.target.arch == Arch::hexagon) cmd = {o.qemu, "-cpu", DSPC_QEMU_CPU};
   cmd.push_back(exe);
   cmd.push_back("--func=" + sig.name);
   if (o.sim_vtcm_capacity >= 0) cmd.push_back("--vtcm-capacity=" + std::to_string(o.sim_vtcm_capacity));

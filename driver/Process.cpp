@@ -73,7 +73,7 @@ void on_interrupt(int sig) {
   static const char kMessage[] = "dspc: interrupted\n";
   [[maybe_unused]] ssize_t w = write(2, kMessage, sizeof kMessage - 1);
   errno = saved;
-  _exit(128 + sig);
+  _exit(128 + sig);  // not a target fact: a signal death exits 128 + the signal
 }
 
 int register_temp_dir(const std::string& path) {

@@ -296,7 +296,7 @@ std::string check_room(const DriverOptions& o, const RunSignature& sig, RunMode 
              "and the runtime), more than the " + bytes_text(kMaxSessionArenaBytes) +
              " a session's arena can hold (SessionOptions::arena_bytes)" +
              (mode == RunMode::Graph ? "" : "; run without --session");
-  } else if (o.lower.target.is_hexagon) {
+  } else if (o.lower.target.arch == Arch::hexagon) {
     uint64_t mapped = 0;
     for (uint64_t b : all) mapped += guest_pages(b);
     if (mapped > kMaxRunnerBytes)
@@ -314,7 +314,7 @@ std::string check_room(const DriverOptions& o, const RunSignature& sig, RunMode 
   // dspc itself holds the inputs and outputs, the reference's tensors with --check, and on the
   // host target a session's arena or the runner's own copies.
   uint64_t held = in + out + (o.check ? out + sig.reference_extra_bytes : 0);
-  if (!o.lower.target.is_hexagon) held += mode == RunMode::Runner ? in + out : session_arena_bytes(all);
+  if (o.lower.target.arch != Arch::hexagon) held += mode == RunMode::Runner ? in + out : session_arena_bytes(all);
   uint64_t avail = host_memory_available();
   if (avail && held > avail)
     return "running " + who + " needs about " + bytes_text(held) + " of host memory (inputs and outputs" +
@@ -327,7 +327,7 @@ int run_signature(const DriverOptions& o, const RunSignature& sig, const RunHook
   if (std::string e = check_bindings(o, sig); !e.empty()) return report.fail(e);
   if (std::string e = check_room(o, sig, hooks.mode); !e.empty()) return report.fail(e);
   std::string error;
-  if (o.lower.target.is_hexagon && hooks.needs_qemu && !check_executable(o.qemu, error))
+  if (o.lower.target.arch == Arch::hexagon && hooks.needs_qemu && !check_executable(o.qemu, error))
     return report.fail("cannot run the simulator (--qemu): " + error);
 
   TempDir tmp;

@@ -258,7 +258,8 @@ class LaneWidener : public IRMutator {
 
 class LoopVectorizer : public IRMutator {
  public:
-  explicit LoopVectorizer(bool hexagon) : hexagon_(hexagon) {}
+  explicit LoopVectorizer(const Target& target)
+      : hexagon_(target.arch == Arch::hexagon), vector_bytes_(target.vector_bytes) {}
 
   Stmt mutate_For(const For* op, const Stmt& self) override {
     Stmt inner = IRMutator::mutate_For(op, self);
@@ -272,14 +273,14 @@ class LoopVectorizer : public IRMutator {
       try {
         Stmt whole = widen_at(loop, loop->min, lanes);
         if (!hexagon_) return whole;
-        // On Hexagon a loop whose widest vector of values is narrower than one HVX register
+        // On Hexagon a loop whose widest vector of values is narrower than one vector register
         // runs as scalar code: LLVM 19 widens such short vectors to HVX registers and, in
         // corners found by tools/difftest.py, aborts (HexagonISD::VEXTRACTW, a v4i1
         // truncate, a <2 x i8> compare), crashes, or stores wrong lanes (overlapping <4 x
         // i16> stores to VTCM). A fraction of one register gains little over scalar code.
         int64_t lane_bytes = widest_lane_bytes(whole);
-        if (lanes * lane_bytes < kHvxBytes) return scalar_loop(loop, loop->min, lanes);
-        if ((lanes & (lanes - 1)) != 0) return power_of_two_pieces(loop, lanes, kHvxBytes / lane_bytes);
+        if (lanes * lane_bytes < vector_bytes_) return scalar_loop(loop, loop->min, lanes);
+        if ((lanes & (lanes - 1)) != 0) return power_of_two_pieces(loop, lanes, vector_bytes_ / lane_bytes);
         return whole;
       } catch (const CannotVectorize&) {
       }
@@ -380,17 +381,19 @@ class LoopVectorizer : public IRMutator {
   }
 
   static constexpr int64_t kMaxLanes = 1024;
-  static constexpr int64_t kHvxBytes = 128;        // one HVX register (the 128-byte mode)
   static constexpr int64_t kMaxUnrolledLanes = 16;  // longer scalar remainders stay loops
   bool hexagon_;
+  int64_t vector_bytes_;  // one vector register of the target (HVX: the 128-byte mode)
 };
 
 }  // namespace
 
-Stmt vectorize_stmt(const Stmt& s, const Target& target) { return LoopVectorizer(target.is_hexagon).mutate(s); }
+Stmt vectorize_stmt(const Stmt& s, const Target& target) {
+  return LoopVectorizer(target).mutate(s);
+}
 
 Module vectorize(const Module& m, const LowerOptions& options) {
-  return mutate_module<LoopVectorizer>(m, options.target.is_hexagon);
+  return mutate_module<LoopVectorizer>(m, options.target);
 }
 
 }  // namespace dspc

@@ -9,17 +9,20 @@
 
 namespace dspc {
 
+// The architectures dspc generates code for (Targets.def's arch column).
+enum class Arch { hexagon, x86_64 };
+
 // The per-target values come from targets/Targets.def; the rest is the same for every target.
 struct Target {
   std::string name;           // "hexagon-v68", "host"
-  bool is_hexagon = false;
+  Arch arch = Arch::hexagon;
   int hexagon_version = 0;    // 65, 66, 68, 69, 73; 0 for host
   std::string llvm_triple;    // "hexagon-unknown-linux-musl"
   std::string llvm_cpu;       // "hexagonv68"
   std::string llvm_features;  // "+hvxv68,+hvx-length128b,-hvx-qfloat,-hvx-ieee-fp"
   int vector_bytes = 128;     // HVX vector width
-  // Alignment of buffers the compiler allocates; the same on every target, so that buffers
-  // behave alike on the host and on Hexagon.
+  // Alignment of the buffers the compiler allocates and of every buffer parameter (callers
+  // and the runner promise it).
   int alloc_alignment = 128;
   int64_t vtcm_capacity = 0;  // bytes of VTCM (host: the emulated pool's default)
   int vtcm_alignment = 0;     // of VTCM allocations; 0 leaves it to the runtime's default

@@ -1,28 +1,32 @@
 # Reads targets/Targets.def, the one table of dspc's targets, into CMake variables:
 #   DSPC_TARGETS                              every target name, in the table's order
 #   DSPC_DEFAULT_TARGET                       the target --target defaults to
-#   DSPC_TARGET_<name>_<COLUMN>               HEXAGON_VERSION (0: not Hexagon), TRIPLE, CPU,
-#                                             VECTOR_BYTES, VTCM_CAPACITY, VTCM_ALIGNMENT
+#   DSPC_TARGET_<name>_<COLUMN>               ARCH, HEXAGON_VERSION (0: not Hexagon), TRIPLE, CPU,
+#                                             VECTOR_BYTES, ALLOC_ALIGNMENT, VTCM_CAPACITY,
+#                                             VTCM_ALIGNMENT
 set(DSPC_TARGETS_DEF ${CMAKE_CURRENT_LIST_DIR}/Targets.def)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${DSPC_TARGETS_DEF})
 
 set(q "\"([^\"]+)\"")
 set(n "([0-9]+)")
+set(w "([a-z0-9_]+)")
 set(sep "[ \t]*,[ \t]*")
 file(STRINGS ${DSPC_TARGETS_DEF} rows REGEX "^DSPC_TARGET\\(")
 set(DSPC_TARGETS)
 foreach(row ${rows})
-  if(NOT row MATCHES "^DSPC_TARGET\\(${q}${sep}${n}${sep}${q}${sep}${q}${sep}${n}${sep}${n}${sep}${n}\\)[ \t]*$")
+  if(NOT row MATCHES "^DSPC_TARGET\\(${q}${sep}${w}${sep}${n}${sep}${q}${sep}${q}${sep}${n}${sep}${n}${sep}${n}${sep}${n}\\)[ \t]*$")
     message(FATAL_ERROR "${DSPC_TARGETS_DEF}: cannot read '${row}'")
   endif()
   set(name ${CMAKE_MATCH_1})
   list(APPEND DSPC_TARGETS ${name})
-  set(DSPC_TARGET_${name}_HEXAGON_VERSION ${CMAKE_MATCH_2})
-  set(DSPC_TARGET_${name}_TRIPLE ${CMAKE_MATCH_3})
-  set(DSPC_TARGET_${name}_CPU ${CMAKE_MATCH_4})
-  set(DSPC_TARGET_${name}_VECTOR_BYTES ${CMAKE_MATCH_5})
-  set(DSPC_TARGET_${name}_VTCM_CAPACITY ${CMAKE_MATCH_6})
-  set(DSPC_TARGET_${name}_VTCM_ALIGNMENT ${CMAKE_MATCH_7})
+  set(DSPC_TARGET_${name}_ARCH ${CMAKE_MATCH_2})
+  set(DSPC_TARGET_${name}_HEXAGON_VERSION ${CMAKE_MATCH_3})
+  set(DSPC_TARGET_${name}_TRIPLE ${CMAKE_MATCH_4})
+  set(DSPC_TARGET_${name}_CPU ${CMAKE_MATCH_5})
+  set(DSPC_TARGET_${name}_VECTOR_BYTES ${CMAKE_MATCH_6})
+  set(DSPC_TARGET_${name}_ALLOC_ALIGNMENT ${CMAKE_MATCH_7})
+  set(DSPC_TARGET_${name}_VTCM_CAPACITY ${CMAKE_MATCH_8})
+  set(DSPC_TARGET_${name}_VTCM_ALIGNMENT ${CMAKE_MATCH_9})
 endforeach()
 if(NOT DSPC_TARGETS)
   message(FATAL_ERROR "${DSPC_TARGETS_DEF}: no DSPC_TARGET rows")
@@ -38,4 +42,5 @@ if(NOT DSPC_DEFAULT_TARGET IN_LIST DSPC_TARGETS)
 endif()
 unset(q)
 unset(n)
+unset(w)
 unset(sep)

@@ -24,7 +24,11 @@ Also:
     own files include no compiler layer;
   - no project include goes through '..', and <...> naming a folder of the tree counts as a
     project include: a layer's include root is a link, so the compiler would follow '..' out
-    of it, and only this check refuses that.
+    of it, and only this check refuses that;
+  - the literal 128 (HVX's vector bytes, the buffer alignment) appears in a compiler layer's
+    code only in targets/ (Targets.def) and in the HVX idiom table (codegen/HvxIdioms.*):
+    everywhere else such facts come from the Target. Comments and strings do not count; a
+    128 that is no target fact says so on its line (`// not a target fact: ...`).
 Exits 0 when the tree is clean, 1 with one line per violation otherwise, 2 on bad usage.
 """
 import argparse
@@ -38,6 +42,13 @@ LAYER_CALL = re.compile(r"dspc_add_layer\(\s*([A-Za-z0-9_]+)([^)]*)\)", re.S)
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 SYSTEM_LLVM = ("llvm/", "llvm-c/", "clang/", "lld/")
 SOURCE_EXT = (".h", ".hpp", ".c", ".cc", ".cpp", ".def", ".inc")
+LITERAL_128 = re.compile(r"(?<![A-Za-z0-9_.'])128(?![A-Za-z0-9_.'])")
+CODE_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+def code_only(text):
+    """`text` with its comments, strings and character literals blanked (newlines kept)."""
+    return CODE_TOKENS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
 
 
 def strip_cmake_comments(text):
@@ -151,6 +162,13 @@ def check_file(root, rel, layers, allowed):
     with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
         text = f.read()
     problems = []
+    if layer is not None and not layers[layer]["dir"].startswith(("runtime-support/", "targets")) \
+            and not os.path.basename(rel).startswith("HvxIdioms."):
+        lines = text.splitlines()
+        for n, code in enumerate(code_only(text).splitlines(), 1):
+            if LITERAL_128.search(code) and "not a target fact" not in lines[n - 1]:
+                problems.append(f"{rel}:{n}: the literal 128 outside targets/ and the HVX idiom table; "
+                                "read the target fact from the Target (targets/Targets.def)")
     for m in INCLUDE.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
         kind, name = m.group(1), m.group(2)

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "compiler/onnx/OnnxModel.h"
@@ -96,7 +97,7 @@ int fold_qdq(onnx::GraphProto& g) {
     }
     if (ws.empty()) continue;
     double zero = yz.empty() ? 0 : yz[0];
-    if (relu && !(yt == DataType::u8() ? zero == 0 : zero == -128)) continue;
+    if (relu && !(yt == DataType::u8() ? zero == 0 : zero == std::numeric_limits<int8_t>::min())) continue;
     const onnx::TensorProto& w = *ix.init.at(dqw->input(0));
     int64_t m = w.dims_size() > 0 ? w.dims(0) : 0;
     if (m <= 0 || (ws.size() != 1 && static_cast<int64_t>(ws.size()) != m)) continue;

@@ -660,6 +660,8 @@ def main():
     if a.self_test:
         return self_test(a.dspc, a.work)
     files = suite_files(a.only)
+    if not files:
+        ap.error('--only ' + ' '.join(a.only) + ': no such file in tests/opcheck (give names without .dsp)')
     if a.table_from:
         results = json.load(open(a.table_from))['results']
     elif a.dspc:

@@ -968,7 +968,7 @@ void run_seed(const char* target_name, const std::string& name) {
   std::string error;
   ASSERT_TRUE(write_npy((dir / "A.npy").string(), a, error)) << error;
   ASSERT_TRUE(write_npy((dir / "B.npy").string(), b, error)) << error;
-  std::string launcher = target(target_name).is_hexagon ? kQemuLauncher : "";
+  std::string launcher = target(target_name).arch == Arch::hexagon ? kQemuLauncher : "";
   std::string args =
       " A=" + (dir / "A.npy").string() + " B=" + (dir / "B.npy").string() + " C=" + (dir / "C.npy").string();
   RunResult r = run(launcher + (dir / "prog").string() + args);

@@ -31,13 +31,14 @@ TEST(Target, EveryNameLooksUpToItself) {
 TEST(Target, HexagonRowsAgreeWithTheirVersion) {
   for (const std::string& name : target_names()) {
     Target t = *lookup_target(name);
-    if (!t.is_hexagon) continue;
+    if (t.arch != Arch::hexagon) continue;
     std::string v = std::to_string(t.hexagon_version);
     EXPECT_EQ(t.name, "hexagon-v" + v);
     EXPECT_EQ(t.llvm_cpu, "hexagonv" + v);
     EXPECT_EQ(t.llvm_triple, "hexagon-unknown-linux-musl");
     EXPECT_EQ(t.llvm_features.rfind("+hvxv" + v + ",+hvx-length128b,", 0), 0u) << t.llvm_features;
     EXPECT_EQ(t.vector_bytes, 128);
+    EXPECT_EQ(t.alloc_alignment, 128);
   }
 }
 
@@ -51,7 +52,7 @@ TEST(Target, DesignValues) {
   EXPECT_EQ(lookup_target("hexagon-v73")->vtcm_capacity, 8 * 1024 * 1024);
   for (const std::string& name : target_names()) EXPECT_EQ(lookup_target(name)->vtcm_alignment, 2048) << name;
   Target host = *lookup_target("host");
-  EXPECT_FALSE(host.is_hexagon);
+  EXPECT_EQ(host.arch, Arch::x86_64);
   EXPECT_EQ(host.llvm_triple, "x86_64-unknown-linux-gnu");
   EXPECT_EQ(host.alloc_alignment, lookup_target("hexagon-v68")->alloc_alignment);
   EXPECT_FALSE(lookup_target("hexagon-v66")->has_f16);

@@ -1,0 +1,788 @@
+// HVX instruction selection from the idiom table (HvxIdioms.def, which documents the
+// pattern language and the forms).
+//
+// 1. The table's patterns are parsed once into trees; a pattern that does not parse is a bug
+//    of the table (hvx_table_error, checked by a unit test).
+// 2. Matching walks a pattern and a TIR expression together, binding `$x` operands and `#k`
+//    constants; add, mul, min and max try both operand orders, (clamp ...) both nestings,
+//    (shr? ...) the shift and then its absence. A row also needs its Hexagon version and
+//    whole HVX registers of every operand.
+// 3. Emission splits the operands into HVX registers, converts each to the intrinsic's
+//    parameter types (Form: lanes as they are, a pair deinterleaved, a pair's halves),
+//    calls llvm.hexagon.V6.<name>.128B once per register of the result and puts the pieces
+//    back in dspc's lane order.
+// 4. After LLVM's pipeline, DSPC_HVX_FUSE rows pair chained widening multiply-adds.
+#include "codegen/HvxIdioms.h"
+
+#include <llvm/Analysis/VectorUtils.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "codegen/CodegenLLVM.h"
+#include "compiler/ir/Printer.h"
+
+namespace dspc::codegen {
+
+enum class HvxForm { Lanes, Widen, Narrow, Custom };
+
+namespace {
+
+// ---------------------------------------------------------------- patterns
+
+struct Pattern {
+  enum Kind { Binary, Cast, Bcast, Clamp, Half, OptShr, Wild, Constant, Literal } kind = Wild;
+  BinaryOp op = BinaryOp::Add;
+  DataType type;           // Cast: the lane type cast to; Wild: the operand's lane type
+  std::string byte;        // Wild: "sbyte" or "ubyte" for a scalar byte, else empty
+  std::string name;        // Wild, Constant: the bound name
+  int64_t lo = 0, hi = 0;  // Constant: its range; Literal: lo is the value
+  std::vector<Pattern> kids;
+};
+
+// A parse error of a pattern string, with where it happened.
+struct PatternError {
+  std::string message;
+};
+
+class PatternParser {
+ public:
+  explicit PatternParser(const std::string& text) : s_(text) {}
+
+  Pattern parse() {
+    Pattern p = node();
+    skip();
+    if (at_ < s_.size()) fail("text after the pattern");
+    return p;
+  }
+
+ private:
+  void skip() {
+    while (at_ < s_.size() && s_[at_] == ' ') ++at_;
+  }
+  [[noreturn]] void fail(const std::string& what) {
+    throw PatternError{what + " at offset " + std::to_string(at_) + " of \"" + s_ + "\""};
+  }
+  std::string word() {
+    skip();
+    size_t start = at_;
+    while (at_ < s_.size() && s_[at_] != ' ' && s_[at_] != '(' && s_[at_] != ')') ++at_;
+    if (start == at_) fail("expected a word");
+    return s_.substr(start, at_ - start);
+  }
+  static std::optional<DataType> lane_type(const std::string& w) {
+    static const std::map<std::string, DataType> types = {{"u8", DataType::u8()},   {"i8", DataType::i8()},
+                                                          {"u16", DataType::u16()}, {"i16", DataType::i16()},
+                                                          {"u32", DataType::u32()}, {"i32", DataType::i32()}};
+    auto it = types.find(w);
+    return it == types.end() ? std::nullopt : std::optional<DataType>(it->second);
+  }
+  Pattern node() {
+    skip();
+    if (at_ >= s_.size()) fail("unexpected end");
+    Pattern p;
+    if (s_[at_] == '(') {
+      ++at_;
+      std::string head = word();
+      static const std::map<std::string, BinaryOp> ops = {
+          {"add", BinaryOp::Add}, {"sub", BinaryOp::Sub}, {"mul", BinaryOp::Mul}, {"div", BinaryOp::Div},
+          {"min", BinaryOp::Min}, {"max", BinaryOp::Max}, {"shr", BinaryOp::Shr}, {"shl", BinaryOp::Shl}};
+      size_t arity = 0;
+      if (auto it = ops.find(head); it != ops.end()) {
+        p.kind = Pattern::Binary;
+        p.op = it->second;
+        arity = 2;
+      } else if (auto t = lane_type(head)) {
+        p.kind = Pattern::Cast;
+        p.type = *t;
+        arity = 1;
+      } else if (head == "bcast") {
+        p.kind = Pattern::Bcast;
+        arity = 1;
+      } else if (head == "half") {
+        p.kind = Pattern::Half;
+        arity = 1;
+      } else if (head == "clamp") {
+        p.kind = Pattern::Clamp;
+        arity = 3;
+      } else if (head == "shr?") {
+        p.kind = Pattern::OptShr;
+        arity = 2;
+      } else {
+        fail("unknown operator '" + head + "'");
+      }
+      for (size_t k = 0; k < arity; ++k) p.kids.push_back(node());
+      skip();
+      if (at_ >= s_.size() || s_[at_] != ')') fail("expected ')'");
+      ++at_;
+      if (p.kind == Pattern::OptShr && p.kids[1].kind != Pattern::Constant) fail("(shr? A #k) needs a #k");
+      return p;
+    }
+    std::string w = word();
+    if (w[0] == '$' || w[0] == '#') {
+      size_t colon = w.find(':');
+      if (colon == std::string::npos || colon < 2) fail("expected " + w.substr(0, 1) + "name:type");
+      p.name = w.substr(1, colon - 1);
+      std::string type = w.substr(colon + 1);
+      if (w[0] == '#') {
+        size_t dots = type.find("..");
+        if (dots == std::string::npos) fail("expected #name:LO..HI");
+        p.kind = Pattern::Constant;
+        p.lo = std::stoll(type.substr(0, dots));
+        p.hi = std::stoll(type.substr(dots + 2));
+        return p;
+      }
+      p.kind = Pattern::Wild;
+      if (type == "sbyte" || type == "ubyte") {
+        p.byte = type;
+      } else if (auto t = lane_type(type)) {
+        p.type = *t;
+      } else {
+        fail("unknown operand type '" + type + "'");
+      }
+      return p;
+    }
+    p.kind = Pattern::Literal;
+    try {
+      p.lo = std::stoll(w);
+    } catch (...) {
+      fail("expected a pattern, got '" + w + "'");
+    }
+    return p;
+  }
+
+  std::string s_;
+  size_t at_ = 0;
+};
+
+// ---------------------------------------------------------------- the table
+
+// A row's intrinsic: llvm.hexagon.V6.<name>.128B with the name's '_' as '.' (vmpybus_acc is
+// llvm.hexagon.V6.vmpybus.acc.128B).
+std::string intrinsic_name(const std::string& name) {
+  std::string full = "llvm.hexagon.V6." + name + ".128B";
+  for (char& c : full)
+    if (c == '_') c = '.';
+  return full;
+}
+
+llvm::Intrinsic::ID intrinsic_id(const std::string& name) {
+  return llvm::Function::lookupIntrinsicID(intrinsic_name(name));
+}
+
+}  // namespace
+
+struct HvxIdiom {
+  const char* name;
+  const char* instruction;
+  const char* pattern_text;
+  HvxForm form;
+  std::vector<std::string> operands;
+  int min_version;
+  bool (*matcher)(const Expr&, HvxMatch&);
+  llvm::Value* (*emitter)(llvm::IRBuilder<>&, const HvxMatch&, const std::vector<llvm::Value*>&);
+  Pattern pattern;
+};
+
+namespace {
+
+bool match_dot4(const Expr& e, HvxMatch& m);
+llvm::Value* emit_dot4(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
+bool match_mul_i32(const Expr& e, HvxMatch& m);
+llvm::Value* emit_mul_i32(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+struct Table {
+  std::vector<HvxIdiom> rows;
+  std::vector<std::pair<std::string, std::string>> fuse;  // (from, to)
+  std::vector<int> fuse_version;
+  std::optional<std::string> error;
+};
+
+const Table& table() {
+  static Table t = [] {
+    Table t;
+    auto add = [&](HvxIdiom row) {
+      if (row.pattern_text[0]) {
+        try {
+          row.pattern = PatternParser(row.pattern_text).parse();
+        } catch (const PatternError& e) {
+          if (!t.error) t.error = std::string(row.name) + ": " + e.message;
+          return;
+        }
+      }
+      t.rows.push_back(std::move(row));
+    };
+#define DSPC_HVX_IDIOM(name, instruction, pattern, form, operands, min_version) \
+  add({#name, instruction, pattern, HvxForm::form, words(operands), min_version, nullptr, nullptr, {}});
+#define DSPC_HVX_CUSTOM(name, instruction, matcher, emitter, min_version) \
+  add({#name, instruction, "", HvxForm::Custom, {}, min_version, matcher, emitter, {}});
+#define DSPC_HVX_FUSE(from, to, min_version) \
+  t.fuse.push_back({#from, #to});            \
+  t.fuse_version.push_back(min_version);
+#include "codegen/HvxIdioms.def"
+    return t;
+  }();
+  return t;
+}
+
+// ---------------------------------------------------------------- matching
+
+struct Bindings {
+  std::map<std::string, Expr> exprs;
+  std::map<std::string, int64_t> constants;
+};
+
+bool bind_expr(Bindings& b, const std::string& name, const Expr& e) {
+  auto it = b.exprs.find(name);
+  if (it == b.exprs.end()) {
+    b.exprs[name] = e;
+    return true;
+  }
+  return same_expr(it->second, e);
+}
+
+// The byte a broadcast scalar is: an 8-bit integer widened by a cast, or a constant in the
+// byte's range ("sbyte": i8, and the constant of a signed type; "ubyte": u8).
+Expr scalar_byte(const Expr& v, const std::string& kind) {
+  bool want_signed = kind == "sbyte";
+  if (const auto* i = v.as<IntImm>()) {
+    if (want_signed && v.dtype().is_int() && i->value >= -128 && i->value <= 127)
+      return make_const(DataType::i8(), i->value);
+    if (!want_signed && i->value >= 0 && i->value <= 255) return make_const(DataType::u8(), i->value);
+    return Expr();
+  }
+  const auto* c = v.as<dspc::Cast>();
+  if (!c) return Expr();
+  DataType from = c->value.dtype();
+  if (from.bits != 8 || !from.is_integer() || from.is_int() != want_signed) return Expr();
+  return c->value;
+}
+
+bool match(const Pattern& p, const Expr& e, Bindings& b);
+
+bool match_binary(const Pattern& p, const Expr& x, const Expr& y, Bindings& b) {
+  Bindings saved = b;
+  if (match(p.kids[0], x, b) && match(p.kids[1], y, b)) return true;
+  b = saved;
+  bool commutes =
+      p.op == BinaryOp::Add || p.op == BinaryOp::Mul || p.op == BinaryOp::Min || p.op == BinaryOp::Max;
+  if (commutes && match(p.kids[0], y, b) && match(p.kids[1], x, b)) return true;
+  b = saved;
+  return false;
+}
+
+bool match(const Pattern& p, const Expr& e, Bindings& b) {
+  switch (p.kind) {
+    case Pattern::Binary: {
+      const auto* op = e.as<dspc::Binary>();
+      return op && op->op == p.op && match_binary(p, op->a, op->b, b);
+    }
+    case Pattern::Cast: {
+      const auto* c = e.as<dspc::Cast>();
+      return c && c->dtype.bits == p.type.bits && c->dtype.code == p.type.code &&
+             match(p.kids[0], c->value, b);
+    }
+    case Pattern::Bcast: {
+      const auto* c = e.as<Broadcast>();
+      if (!c) return false;
+      const Pattern& k = p.kids[0];
+      if (k.kind == Pattern::Wild && !k.byte.empty()) {
+        Expr byte = scalar_byte(c->value, k.byte);
+        return byte && bind_expr(b, k.name, byte);
+      }
+      return match(k, c->value, b);
+    }
+    case Pattern::Clamp: {
+      // min(max(A, LO), HI) or max(min(A, HI), LO), each operator in either order.
+      Pattern inner_max{Pattern::Binary, BinaryOp::Max, {}, {}, {}, 0, 0, {p.kids[0], p.kids[1]}};
+      Pattern outer_min{Pattern::Binary, BinaryOp::Min, {}, {}, {}, 0, 0, {inner_max, p.kids[2]}};
+      Pattern inner_min{Pattern::Binary, BinaryOp::Min, {}, {}, {}, 0, 0, {p.kids[0], p.kids[2]}};
+      Pattern outer_max{Pattern::Binary, BinaryOp::Max, {}, {}, {}, 0, 0, {inner_min, p.kids[1]}};
+      Bindings saved = b;
+      if (match(outer_min, e, b)) return true;
+      b = saved;
+      if (match(outer_max, e, b)) return true;
+      b = saved;
+      return false;
+    }
+    case Pattern::Half: {
+      // Floor division by two is an arithmetic (or logical) shift right by one.
+      const auto* op = e.as<dspc::Binary>();
+      if (!op || !e.dtype().is_integer()) return false;
+      std::optional<int64_t> k = const_int(op->b);
+      bool half = (op->op == BinaryOp::Div && k == std::optional<int64_t>(2)) ||
+                  (op->op == BinaryOp::Shr && k == std::optional<int64_t>(1));
+      return half && match(p.kids[0], op->a, b);
+    }
+    case Pattern::OptShr: {
+      Bindings saved = b;
+      if (const auto* op = e.as<dspc::Binary>(); op && op->op == BinaryOp::Shr)
+        if (match(p.kids[0], op->a, b) && match(p.kids[1], op->b, b)) return true;
+      b = saved;
+      if (match(p.kids[0], e, b)) {
+        b.constants[p.kids[1].name] = 0;
+        return true;
+      }
+      b = saved;
+      return false;
+    }
+    case Pattern::Wild:
+      if (!p.byte.empty()) return false;  // only under a broadcast
+      if (e.dtype().lanes < 2 || e.dtype().bits != p.type.bits || e.dtype().code != p.type.code) return false;
+      return bind_expr(b, p.name, e);
+    case Pattern::Constant: {
+      auto v = const_int(e);
+      if (!v || *v < p.lo || *v > p.hi) return false;
+      auto it = b.constants.find(p.name);
+      if (it != b.constants.end() && it->second != *v) return false;
+      b.constants[p.name] = *v;
+      return true;
+    }
+    case Pattern::Literal: return const_int(e) == std::optional<int64_t>(p.lo);
+  }
+  return false;
+}
+
+int64_t register_lanes(const Target& t, DataType type) {
+  return t.vector_bytes * 8 / type.bits;
+}
+
+// Whether every vector the row reads or writes is whole HVX registers (for Widen, the narrow
+// operands; the result is then whole pairs).
+bool whole_registers(const HvxMatch& m, DataType result, const Target& t) {
+  for (const Expr& e : m.operands) {
+    DataType d = e.dtype();
+    if (d.lanes > 1 && d.lanes % register_lanes(t, d) != 0) return false;
+  }
+  return result.lanes % register_lanes(t, result) == 0;
+}
+
+}  // namespace
+
+std::optional<HvxMatch> match_hvx_idiom(const Expr& e, const Target& target) {
+  if (target.arch != Arch::hexagon || e.dtype().lanes < 2) return std::nullopt;
+  NodeKind kind = e.kind();
+  if (kind != NodeKind::Binary && kind != NodeKind::Cast) return std::nullopt;
+  for (const HvxIdiom& row : table().rows) {
+    if (target.hexagon_version < row.min_version) continue;
+    HvxMatch m;
+    m.idiom = &row;
+    if (row.matcher) {
+      if (!row.matcher(e, m)) continue;
+    } else {
+      const Pattern& p = row.pattern;
+      if ((p.kind == Pattern::Cast) != (kind == NodeKind::Cast)) continue;
+      Bindings b;
+      if (!match(p, e, b)) continue;
+      for (const std::string& name : row.operands) {
+        if (auto it = b.exprs.find(name); it != b.exprs.end())
+          m.operands.push_back(it->second);
+        else
+          m.operands.push_back(make_i32(b.constants.at(name)));
+      }
+    }
+    if (row.matcher || whole_registers(m, e.dtype(), target)) return m;
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------- emission
+
+namespace {
+
+unsigned lanes_of(llvm::Value* v) {
+  return llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements();
+}
+
+llvm::Value* slice(llvm::IRBuilder<>& b, llvm::Value* v, unsigned from, unsigned n) {
+  if (from == 0 && n == lanes_of(v)) return v;
+  return b.CreateShuffleVector(v, llvm::createSequentialMask(from, n, 0));
+}
+
+// Even lanes, then odd lanes: HVX's order of a widening instruction's register pair.
+llvm::Value* deinterleave(llvm::IRBuilder<>& b, llvm::Value* v) {
+  unsigned half = lanes_of(v) / 2;
+  llvm::SmallVector<int, 16> mask = llvm::createStrideMask(0, 2, half);
+  mask.append(llvm::createStrideMask(1, 2, half));
+  return b.CreateShuffleVector(v, mask);
+}
+
+// x0 y0 x1 y1 ... from x and y (of one type); one vector's halves when y is null.
+llvm::Value* interleave(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y = nullptr) {
+  unsigned n = y ? lanes_of(x) : lanes_of(x) / 2;
+  return y ? b.CreateShuffleVector(x, y, llvm::createInterleaveMask(n, 2))
+           : b.CreateShuffleVector(x, llvm::createInterleaveMask(n, 2));
+}
+
+llvm::Function* intrinsic(llvm::Module& module, const std::string& name) {
+  llvm::Intrinsic::ID id = intrinsic_id(name);
+  if (id == llvm::Intrinsic::not_intrinsic)
+    throw InternalError("no LLVM intrinsic " + intrinsic_name(name) + " for the HVX idiom table");
+  return llvm::Intrinsic::getDeclaration(&module, id);
+}
+// A byte replicated into the four bytes of a word: how the multiplies take a scalar byte.
+llvm::Value* replicated_byte(llvm::IRBuilder<>& b, llvm::Value* byte) {
+  return b.CreateMul(b.CreateZExt(byte, b.getInt32Ty()), b.getInt32(0x01010101));
+}
+
+llvm::Value* concat(llvm::IRBuilder<>& b, std::vector<llvm::Value*> parts) {
+  return parts.size() == 1 ? parts[0] : llvm::concatenateVectors(b, parts);
+}
+
+}  // namespace
+
+llvm::Value* emit_hvx_idiom(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values,
+                            DataType result, const Target& target) {
+  const HvxIdiom& row = *m.idiom;
+  if (row.emitter) return row.emitter(b, m, values);
+  llvm::Function* f = intrinsic(*b.GetInsertBlock()->getModule(), row.name);
+  llvm::FunctionType* ft = f->getFunctionType();
+  // One instruction per register of the narrowest lanes: of the result for Lanes and Narrow,
+  // of the narrow operands for Widen (which give a register pair).
+  unsigned narrow_bits = result.bits;
+  for (llvm::Value* v : values)
+    if (v->getType()->isVectorTy()) narrow_bits = std::min(narrow_bits, v->getType()->getScalarSizeInBits());
+  unsigned step = unsigned(target.vector_bytes) * 8 / narrow_bits;
+  llvm::Type* piece_type = llvm::FixedVectorType::get(b.getIntNTy(result.bits), step);
+  std::vector<llvm::Value*> pieces;
+  for (unsigned at = 0; at < unsigned(result.lanes); at += step) {
+    std::vector<llvm::Value*> args;
+    auto param = [&] { return ft->getParamType(unsigned(args.size())); };
+    for (llvm::Value* v : values) {
+      if (!v->getType()->isVectorTy()) {
+        // A byte goes replicated into a word; an immediate (i32) as it is.
+        args.push_back(v->getType()->isIntegerTy(8) ? replicated_byte(b, v) : v);
+        continue;
+      }
+      llvm::Value* piece = slice(b, v, at, step);
+      if (row.form == HvxForm::Narrow) {
+        // The even and the odd lanes are the instruction's two registers, odd first.
+        llvm::Value* d = deinterleave(b, piece);
+        args.push_back(b.CreateBitCast(slice(b, d, step / 2, step / 2), param()));
+        args.push_back(b.CreateBitCast(slice(b, d, 0, step / 2), param()));
+        continue;
+      }
+      // A wide operand of a widening instruction (an accumulator) is in pair order.
+      if (row.form == HvxForm::Widen && v->getType()->getScalarSizeInBits() > narrow_bits)
+        piece = deinterleave(b, piece);
+      args.push_back(b.CreateBitCast(piece, param()));
+    }
+    llvm::Value* r = b.CreateBitCast(b.CreateCall(f, args), piece_type);
+    if (row.form == HvxForm::Widen) r = interleave(b, r);
+    pieces.push_back(r);
+  }
+  return concat(b, pieces);
+}
+
+// ---------------------------------------------------------------- the dot product
+
+namespace {
+
+// widen(u8 vector) * broadcast(byte) in 32-bit lanes, in either order: the vector, the byte
+// and its signedness.
+bool byte_product(const Expr& e, Expr& vec, Expr& byte, bool& is_signed) {
+  const auto* m = e.as<dspc::Binary>();
+  if (!m || m->op != BinaryOp::Mul) return false;
+  for (int order = 0; order < 2; ++order) {
+    const Expr& x = order ? m->b : m->a;
+    const Expr& y = order ? m->a : m->b;
+    const auto* c = x.as<dspc::Cast>();
+    const auto* bc = y.as<Broadcast>();
+    if (!c || !bc || c->dtype.bits != 32 || !c->dtype.is_integer()) continue;
+    DataType from = c->value.dtype();
+    if (!from.is_uint() || from.bits != 8 || from.lanes != c->dtype.lanes) continue;
+    for (const char* kind : {"sbyte", "ubyte"}) {
+      if (Expr s = scalar_byte(bc->value, kind)) {
+        vec = c->value;
+        byte = s;
+        is_signed = std::string(kind) == "sbyte";
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// The four vectors are bytes j, j + 4, j + 8, ... of one dense span (a layout that keeps
+// each lane's four bytes together, such as Bq[k / 4, n * 4 + k % 4]): one dense load of the
+// span is already in the order the dot product reads, so nothing is shuffled.
+Expr packed_span(const std::vector<Expr>& vecs) {
+  const auto* first = vecs[0].as<Load>();
+  if (!first || first->indices.size() != 1 || first->dtype.bits != 8) return Expr();
+  const auto* r0 = first->indices[0].as<Ramp>();
+  if (!r0 || const_int(r0->stride) != std::optional<int64_t>(4)) return Expr();
+  auto [rest0, c0] = split_constant(r0->base);
+  for (int j = 1; j < 4; ++j) {
+    const auto* l = vecs[j].as<Load>();
+    const auto* r = l && l->indices.size() == 1 ? l->indices[0].as<Ramp>() : nullptr;
+    if (!r || l->buffer != first->buffer || l->dtype != first->dtype || r->lanes != r0->lanes ||
+        const_int(r->stride) != std::optional<int64_t>(4))
+      return Expr();
+    auto [rest, c] = split_constant(r->base);
+    if (c != c0 + j || (rest || rest0 ? !(rest && rest0 && same_expr(rest, rest0)) : false)) return Expr();
+  }
+  return Load::make(first->buffer, {Ramp::make(r0->base, make_const(r0->base.dtype(), 1), 4 * r0->lanes)});
+}
+
+// acc + (((t0 + t1) + t2) + t3), each term a byte product in 32-bit lanes. Operands: acc, the
+// four bytes, then the four vectors (or their packed span).
+bool match_dot4(const Expr& e, HvxMatch& m) {
+  const auto* op = e.as<dspc::Binary>();
+  if (!op || op->op != BinaryOp::Add || op->dtype.bits != 32 || !op->dtype.is_integer() ||
+      op->dtype.lanes % 32)
+    return false;
+  std::vector<Expr> terms;
+  Expr sum = op->b;
+  while (terms.size() < 3) {
+    const auto* add = sum.as<dspc::Binary>();
+    if (!add || add->op != BinaryOp::Add) return false;
+    terms.insert(terms.begin(), add->b);
+    sum = add->a;
+  }
+  terms.insert(terms.begin(), sum);
+  std::vector<Expr> vecs(4), bytes(4);
+  bool any_signed = false, any_unsigned_byte = false;
+  for (int j = 0; j < 4; ++j) {
+    bool is_signed = false;
+    if (!byte_product(terms[j], vecs[j], bytes[j], is_signed)) return false;
+    any_signed |= is_signed;
+    any_unsigned_byte |= !is_signed && !bytes[j].as<IntImm>();
+  }
+  // One instruction multiplies by all four bytes: they must agree on their signedness (an
+  // unsigned constant byte below 128 reads the same either way).
+  if (any_signed && any_unsigned_byte) return false;
+  if (any_signed)
+    for (Expr& byte : bytes) {
+      if (const auto* i = byte.as<IntImm>()) {
+        if (i->value > 127) return false;
+        byte = make_const(DataType::i8(), i->value);
+      }
+    }
+  m.is_signed = any_signed;
+  m.operands = {op->a};
+  m.operands.insert(m.operands.end(), bytes.begin(), bytes.end());
+  if (Expr span = packed_span(vecs)) {
+    m.packed = true;
+    m.operands.push_back(span);
+  } else {
+    m.operands.insert(m.operands.end(), vecs.begin(), vecs.end());
+  }
+  return true;
+}
+
+// One vrmpy per 32 lanes: each lane's four bytes times the four scalar bytes, added to it.
+// Unpacked vectors are interleaved first (byte 4i + j is v[j][i]): two rounds of two-way
+// interleaves, which the backend selects as vshuff.
+llvm::Value* emit_dot4(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
+  llvm::Value* acc = values[0];
+  llvm::Value* bytes = values[5];
+  unsigned n = lanes_of(acc);
+  if (!m.packed) {
+    auto* halves = llvm::FixedVectorType::get(b.getInt16Ty(), n);
+    bytes = interleave(b, b.CreateBitCast(interleave(b, values[5], values[6]), halves),
+                       b.CreateBitCast(interleave(b, values[7], values[8]), halves));
+    bytes = b.CreateBitCast(bytes, llvm::FixedVectorType::get(b.getInt8Ty(), 4 * n));
+  }
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Value* rt = nullptr;
+  for (unsigned j = 0; j < 4; ++j) {
+    llvm::Value* byte = b.CreateShl(b.CreateZExt(values[1 + j], i32), b.getInt32(8 * j));
+    rt = rt ? b.CreateOr(rt, byte) : byte;
+  }
+  llvm::Function* f =
+      intrinsic(*b.GetInsertBlock()->getModule(), m.is_signed ? "vrmpybus_acc" : "vrmpyub_acc");
+  std::vector<llvm::Value*> parts;
+  for (unsigned q = 0; q < n / 32; ++q) {
+    llvm::Value* vu = b.CreateBitCast(slice(b, bytes, 128 * q, 128), llvm::FixedVectorType::get(i32, 32));
+    parts.push_back(b.CreateCall(f, {slice(b, acc, 32 * q, 32), vu, rt}));
+  }
+  return concat(b, parts);
+}
+
+// x * y of 32-bit lanes in whole registers, a power of two of them (so the pieces concatenate
+// pairwise).
+bool match_mul_i32(const Expr& e, HvxMatch& m) {
+  const auto* op = e.as<dspc::Binary>();
+  DataType t = e.dtype();
+  int64_t registers = t.lanes / 32;
+  if (!op || op->op != BinaryOp::Mul || !t.is_integer() || t.bits != 32 || t.lanes % 32 ||
+      (registers & (registers - 1)) != 0)
+    return false;
+  m.operands = {op->a, op->b};
+  return true;
+}
+
+// vmpyieo's cross products of halfwords, plus x * y.lo: x * y modulo 2^32, per register (the
+// order checked against the interpreter: tests/difftest/regressions/hvx_mul_shift.dsp).
+llvm::Value* emit_mul_i32(llvm::IRBuilder<>& b, const HvxMatch&, const std::vector<llvm::Value*>& values) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Function* eo = intrinsic(module, "vmpyieoh");
+  llvm::Function* acc = intrinsic(module, "vmpyiewuh_acc");
+  std::vector<llvm::Value*> parts;
+  for (unsigned at = 0; at < lanes_of(values[0]); at += 32) {
+    llvm::Value* x = slice(b, values[0], at, 32);
+    llvm::Value* y = slice(b, values[1], at, 32);
+    parts.push_back(b.CreateCall(acc, {b.CreateCall(eo, {x, y}), x, y}));
+  }
+  return concat(b, parts);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- pairs, after LLVM
+
+namespace {
+
+// A widening multiply(-add) call of one of the fuse rows: the row, its accumulator (null
+// without), vector and replicated weight byte.
+struct MulAdd {
+  llvm::CallInst* call = nullptr;
+  size_t row = 0;
+  llvm::Value* acc = nullptr;
+  llvm::Value* v = nullptr;
+  llvm::Value* rt = nullptr;
+};
+
+// Where a value computed from x and y can go: after the later of the two (the function's entry
+// for constants and arguments).
+llvm::Instruction* after_both(llvm::Function& f, llvm::DominatorTree& dt, llvm::Value* x, llvm::Value* y) {
+  auto* ix = llvm::dyn_cast<llvm::Instruction>(x);
+  auto* iy = llvm::dyn_cast<llvm::Instruction>(y);
+  llvm::Instruction* later = nullptr;
+  if (ix && iy) {
+    if (dt.dominates(ix, iy))
+      later = iy;
+    else if (dt.dominates(iy, ix))
+      later = ix;
+    else
+      return nullptr;
+  } else {
+    later = ix ? ix : iy;
+  }
+  if (!later) return &*f.getEntryBlock().getFirstInsertionPt();
+  if (llvm::isa<llvm::PHINode>(later)) return &*later->getParent()->getFirstInsertionPt();
+  return later->getNextNode();
+}
+
+}  // namespace
+
+void fuse_hvx_pairs(llvm::Module& module, const Target& target) {
+  const Table& t = table();
+  // The rows' intrinsics the module calls (plain and .acc); the fused ones are declared when
+  // first used, so a module without pairs is left as it was.
+  struct Ids {
+    llvm::Function *from = nullptr, *from_acc = nullptr;
+  };
+  auto declared = [&](const std::string& name) { return module.getFunction(intrinsic_name(name)); };
+  std::vector<Ids> ids(t.fuse.size());
+  bool any = false;
+  for (size_t r = 0; r < t.fuse.size(); ++r) {
+    if (target.hexagon_version < t.fuse_version[r]) continue;
+    ids[r] = {declared(t.fuse[r].first), declared(t.fuse[r].first + "_acc")};
+    any |= ids[r].from || ids[r].from_acc;
+  }
+  if (!any) return;
+  auto as_mul_add = [&](llvm::Value* value, MulAdd& m) {
+    auto* c = llvm::dyn_cast<llvm::CallInst>(value);
+    if (!c || !c->getCalledFunction()) return false;
+    for (size_t r = 0; r < ids.size(); ++r) {
+      if (!c->getCalledFunction()) continue;
+      if (ids[r].from_acc && c->getCalledFunction() == ids[r].from_acc) {
+        m = {c, r, c->getArgOperand(0), c->getArgOperand(1), c->getArgOperand(2)};
+        return true;
+      }
+      if (ids[r].from && c->getCalledFunction() == ids[r].from) {
+        m = {c, r, nullptr, c->getArgOperand(0), c->getArgOperand(1)};
+        return true;
+      }
+    }
+    return false;
+  };
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    std::vector<llvm::CallInst*> calls;
+    for (llvm::Instruction& i : llvm::instructions(f)) {
+      MulAdd m;
+      if (as_mul_add(&i, m)) calls.push_back(m.call);
+    }
+    if (calls.size() < 2) continue;
+    llvm::DominatorTree dt(f);
+    std::set<llvm::CallInst*> gone;
+    for (llvm::CallInst* c : calls) {
+      MulAdd second, first;
+      if (gone.count(c) || !as_mul_add(c, second) || !second.acc || !as_mul_add(second.acc, first)) continue;
+      if (gone.count(first.call) || first.row != second.row || !first.call->hasOneUse() ||
+          first.call->getParent() != c->getParent())
+        continue;
+      llvm::Instruction* at = after_both(f, dt, first.rt, second.rt);
+      if (!at) continue;
+      llvm::IRBuilder<> b(at);
+      // w0 w1 w0 w1: the even bytes of the first weight word, the odd ones of the second.
+      llvm::Value* rt = b.CreateOr(b.CreateAnd(first.rt, b.getInt32(0x00ff00ff)),
+                                   b.CreateShl(b.CreateAnd(second.rt, b.getInt32(0x00ff00ff)), 8));
+      b.SetInsertPoint(c);
+      llvm::Value* pair = b.CreateCall(intrinsic(module, "vcombine"), {second.v, first.v});
+      const std::string& to = t.fuse[first.row].second;
+      llvm::Value* fused = first.acc ? b.CreateCall(intrinsic(module, to + "_acc"), {first.acc, pair, rt})
+                                     : b.CreateCall(intrinsic(module, to), {pair, rt});
+      c->replaceAllUsesWith(fused);
+      c->eraseFromParent();
+      first.call->eraseFromParent();
+      gone.insert(c);
+      gone.insert(first.call);
+    }
+  }
+}
+
+}  // namespace dspc::codegen
+
+namespace dspc {
+
+std::vector<HvxIdiomInfo> hvx_idioms() {
+  const codegen::Table& t = codegen::table();
+  std::vector<HvxIdiomInfo> out;
+  for (const codegen::HvxIdiom& row : t.rows)
+    out.push_back({row.name, row.instruction, row.pattern_text, row.min_version, false});
+  for (size_t r = 0; r < t.fuse.size(); ++r)
+    out.push_back({t.fuse[r].second, "", "", t.fuse_version[r], true});
+  return out;
+}
+
+std::optional<std::string> hvx_table_error() {
+  const codegen::Table& t = codegen::table();
+  if (t.error) return t.error;
+  // Every intrinsic a row emits exists in this LLVM (a typo would otherwise surface as an
+  // internal error when the row first matches).
+  std::vector<std::string> names;
+  for (const codegen::HvxIdiom& row : t.rows)
+    if (!row.matcher) names.push_back(row.name);
+  for (const auto& [from, to] : t.fuse)
+    for (const std::string& n : {from, from + "_acc", to, to + "_acc"}) names.push_back(n);
+  for (const std::string& n : names)
+    if (codegen::intrinsic_id(n) == llvm::Intrinsic::not_intrinsic)
+      return n + ": no LLVM intrinsic " + codegen::intrinsic_name(n);
+  return std::nullopt;
+}
+
+std::optional<std::string> hvx_pattern_error(const std::string& pattern) {
+  try {
+    codegen::PatternParser(pattern).parse();
+  } catch (const codegen::PatternError& e) {
+    return e.message;
+  }
+  return std::nullopt;
+}
+
+}  // namespace dspc

@@ -1,0 +1,45 @@
+// Internal to codegen/: HVX instruction selection from the idiom table (HvxIdioms.def).
+// FunctionCodegen asks match_hvx_idiom for every vector expression it emits on a Hexagon
+// target; a match names the row, the sub-expressions the row's operands bind and its
+// constants, and emit_hvx_idiom builds the instruction from their values.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/Codegen.h"
+#include "compiler/ir/IR.h"
+#include "targets/Target.h"
+
+namespace dspc::codegen {
+
+struct HvxIdiom;
+
+struct HvxMatch {
+  const HvxIdiom* idiom = nullptr;
+  // The sub-expressions codegen evaluates and passes to emit_hvx_idiom, in the row's operand
+  // order (a custom row's matcher decides its own): vectors, scalar bytes (i8, u8), and the
+  // row's #k constants as i32.
+  std::vector<Expr> operands;
+  bool is_signed = false;  // custom rows: the signedness their emitter needs
+  bool packed = false;     // custom rows: the dot product's bytes come as one span
+};
+
+// The first row of the table whose pattern matches `e` on `target`, or nullopt.
+std::optional<HvxMatch> match_hvx_idiom(const Expr& e, const Target& target);
+
+// The instruction(s) of `m`'s row for `values` (the operands, evaluated), giving `result`.
+llvm::Value* emit_hvx_idiom(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values,
+                            DataType result, const Target& target);
+
+// After LLVM's optimisation pipeline: the table's DSPC_HVX_FUSE rows (two chained widening
+// multiply-adds become one multiply-add of a register pair).
+void fuse_hvx_pairs(llvm::Module& module, const Target& target);
+
+}  // namespace dspc::codegen
