@@ -29,7 +29,7 @@
 
 namespace dspc::codegen {
 
-enum class HvxForm { Lanes, Widen, Narrow, Custom };
+enum class HvxForm { Lanes, Widen, Narrow, Pack, Custom };
 
 namespace {
 
@@ -467,9 +467,10 @@ llvm::Value* emit_hvx_idiom(llvm::IRBuilder<>& b, const HvxMatch& m, const std::
         continue;
       }
       llvm::Value* piece = slice(b, v, at, step);
-      if (row.form == HvxForm::Narrow) {
-        // The even and the odd lanes are the instruction's two registers, odd first.
-        llvm::Value* d = deinterleave(b, piece);
+      if (row.form == HvxForm::Narrow || row.form == HvxForm::Pack) {
+        // Narrow: the even and the odd lanes are the instruction's two registers, odd first.
+        // Pack: the first and the second half, the second first.
+        llvm::Value* d = row.form == HvxForm::Narrow ? deinterleave(b, piece) : piece;
         args.push_back(b.CreateBitCast(slice(b, d, step / 2, step / 2), param()));
         args.push_back(b.CreateBitCast(slice(b, d, 0, step / 2), param()));
         continue;
