@@ -79,7 +79,7 @@ void configure_llvm_options() {
   // same). lld 19 applies R_HEX_8_X to a duplex with a non-duplex mask (fixed upstream in
   // llvm-project#183936): for `{ r2 = add(r2,##sym+36); memb(r3+#3) = r4 }` it wrote the
   // symbol's low bits into the store, which then wrote to another address. The device server
-  // lost bytes of its call-batch reply that way (held-out check, session 12; the C runtime is
+  // lost bytes of its call-batch reply that way (the C runtime is
   // built with -mllvm -mno-pairing too). tests/golden/codegen/no-duplex.dsp checks every
   // Hexagon object dspc writes.
   set_option<bool>("mno-pairing", true);

@@ -146,11 +146,11 @@ void build_functions(llvm::Module& module, const Module& m, const Target& target
 // The symbol of the module's constant tensor `index` (Module::constants), which constant_data reads.
 std::string constant_symbol(size_t index);
 
-// Emits the packed wrappers and the __dspc_funcs descriptor table for `entries` (Runner.cpp).
+// Emits the packed wrappers and the __dspc_funcs descriptor table for `entries` (EntryTables.cpp).
 // Each entry's `call` field is the checked entry __dspc_call_NAME when the module has one.
 void build_runner_table(llvm::Module& module, const std::vector<EntryInfo>& entries);
 
-// A private dspc_func_desc for `e` (Runner.cpp), with a null `packed` and `call` as given:
+// A private dspc_func_desc for `e` (EntryTables.cpp), with a null `packed` and `call` as given:
 // what a checked entry passes to dspc_report_bad_arg. Shares its name and parameter arrays
 // with the runner table.
 llvm::Constant* build_func_desc(llvm::Module& module, const EntryInfo& e, llvm::Function* call);

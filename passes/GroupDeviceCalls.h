@@ -1,5 +1,5 @@
 // group-device-calls: orders each graph's calls so that host<->device switches are fewest, and
-// makes each maximal run of device calls one device function (issue #9).
+// makes each maximal run of device calls one device function.
 #pragma once
 
 #include <vector>

@@ -1,4 +1,4 @@
-// lower-vtcm-alloc: VTCM allocations -> runtime calls (DESIGN.md, "The VTCM contract").
+// lower-vtcm-alloc: VTCM allocations -> runtime calls (docs/design.md, "Contracts").
 #pragma once
 
 #include "compiler/ir/IR.h"

@@ -1,4 +1,4 @@
-// make-packed-api: the checked packed entry of every function (issue #10).
+// make-packed-api: the checked packed entry of every function.
 #pragma once
 
 #include "compiler/ir/IR.h"

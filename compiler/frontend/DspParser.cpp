@@ -1,4 +1,4 @@
-// The .dsp frontend: parse_dsp (grammar in DESIGN.md "The input language").
+// The .dsp frontend: parse_dsp (grammar in docs/language.md).
 //
 // 1. Lex the whole file (bad bytes become Error tokens, reported where the parser meets them).
 // 2. Per `func`, syntax: signature, each stage's index list and body (as an Ast), schedule

@@ -1,4 +1,4 @@
-// A host program that runs the seed example alloc_vtcm (DESIGN.md; examples/alloc_vtcm.dsp)
+// A host program that runs the example alloc_vtcm (examples/alloc_vtcm.dsp)
 // through dspc's host runtime, as an application would: open a session with the DSP, allocate
 // device memory, copy A and B in, load the module `dspc --emit=so` made, call alloc_vtcm, copy C
 // out, and check C against a reference computed here on the host.

@@ -1,4 +1,4 @@
-// Session round trip and copy throughput (issue #10's measurements), as a timed loop.
+// Session round trip and copy throughput, as a timed loop.
 //
 //   session_bench [--iterations=N] [--spin-us=US] [--server-spin=POLLS] MODULE.so PIPE_ECHO [DSPC.so]
 //

@@ -1,4 +1,4 @@
-/* The host <-> device server protocol (DESIGN.md, "Host <-> DSP runtime"; issue #10).
+/* The host <-> device server protocol (docs/runtime.md).
  *
  * Both sides map one shared arena (a memfd the host creates; the server maps it MAP_SHARED):
  *

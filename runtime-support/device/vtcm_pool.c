@@ -1,4 +1,4 @@
-/* The VTCM pool: HexagonBackendAllocateVTCM / HexagonBackendFreeVTCM (DESIGN.md, "The VTCM
+/* The VTCM pool: HexagonBackendAllocateVTCM / HexagonBackendFreeVTCM (docs/design.md, "The VTCM
  * contract").
  *
  * All of the pool's state is in the caller's dspc_context (ctx->vtcm), so each context has a

@@ -71,7 +71,7 @@ TEST_F(VtcmPool, AllocationsAreDisjointAndWritable) {
 }
 
 // The pool uses the alignment the build passed (the default target's row of the target
-// table), and that is DESIGN.md's 2048.
+// table), and that is targets/Targets.def's 2048.
 TEST_F(VtcmPool, DefaultAlignmentIs2048) {
   EXPECT_EQ(DSPC_VTCM_DEFAULT_ALIGN, 2048u);
   for (uint32_t n : {1u, 100u, 2047u, 2049u, 5000u}) {

@@ -451,7 +451,7 @@ def conv_body(h, w):
 
 
 def stencil_program():
-    p = Program("stencil", "The 3x3 convolution of DESIGN.md with clamped borders at small sizes (a single\n"
+    p = Program("stencil", "The 3x3 convolution of examples/conv3x3.dsp with clamped borders at small sizes (a single\n"
                 "pixel, smaller than the window, ragged widths), and a 5-tap separable blur.")
     for h, w in [(1, 1), (2, 3), (7, 9), (16, 130)]:
         p.func(f"conv_{h}x{w}", [("I", "u8", [h, w]), ("K", "i8", [3, 3])], [("O", "u8", [h, w])],

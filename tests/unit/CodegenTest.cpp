@@ -132,7 +132,7 @@ Stmt copy_loop(const Buffer& dst, const Buffer& src) {
                    Store::make(dst, {var_expr(i)}, load(src, i)));
 }
 
-// What lower-vtcm-alloc makes of the DESIGN.md example `alloc_vtcm`.
+// What lower-vtcm-alloc makes of the example `alloc_vtcm` (examples/alloc_vtcm.dsp).
 PrimFunc seed_lowered() {
   DataType i8 = DataType::i8();
   Buffer A = BufferNode::make("A", i8, {2048}), B = BufferNode::make("B", i8, {2048}),

@@ -1,4 +1,4 @@
-// The .dsp frontend: the DESIGN.md examples, the typing rules, every diagnostic with its
+// The .dsp frontend: the examples of docs/language.md, the typing rules, every diagnostic with its
 // location, and robustness against malformed input.
 #include <gtest/gtest.h>
 
@@ -89,7 +89,7 @@ func conv3x3(I: u8[256, 1024], K: i8[3, 3]) -> (O: u8[256, 1024]) {
 }
 )";
 
-// ---------------------------------------------------------------- DESIGN.md examples
+// ---------------------------------------------------------------- docs/language.md examples
 
 TEST(DspParser, AllocVtcmExample) {
   TensorFunc f = parse_one(kAllocVtcm);

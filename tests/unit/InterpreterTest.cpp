@@ -148,7 +148,7 @@ TEST(InterpreterTest, Dense) {
   }
 }
 
-// conv3x3 from DESIGN.md, on an H x W image.
+// conv3x3 (examples/conv3x3.dsp), on an H x W image.
 TensorFunc conv3x3(int H, int W) {
   auto I = BufferNode::make("I", DataType::u8(), {H, W});
   auto K = BufferNode::make("K", DataType::i8(), {3, 3});

@@ -1,4 +1,4 @@
-// lower-vtcm-alloc: the VTCM contract of DESIGN.md (sizes in bytes, null checks, frees in
+// lower-vtcm-alloc: the VTCM contract of docs/design.md (sizes in bytes, null checks, frees in
 // reverse order, failure paths free what is already taken).
 #include <gtest/gtest.h>
 

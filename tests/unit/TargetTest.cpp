@@ -42,7 +42,7 @@ TEST(Target, HexagonRowsAgreeWithTheirVersion) {
   }
 }
 
-// DESIGN.md's "Targets": the values the table must hold.
+// targets/Targets.def: the values the table must hold.
 TEST(Target, DesignValues) {
   EXPECT_STREQ(kDefaultTarget, "hexagon-v68");
   EXPECT_EQ(lookup_target("hexagon-v65")->vtcm_capacity, 256 * 1024);

@@ -23,7 +23,7 @@ inline Stage stage(Buffer out, std::vector<VarRef> vars, Expr body, bool is_resu
   return s;
 }
 
-// DESIGN.md's seed example: A_buf and B_buf staged in VTCM, C = A_buf + B_buf, all i8[2048].
+// The seed example (examples/alloc_vtcm.dsp): A_buf and B_buf staged in VTCM, C = A_buf + B_buf, all i8[2048].
 inline TensorFunc alloc_vtcm() {
   TensorFunc f;
   f.name = "alloc_vtcm";

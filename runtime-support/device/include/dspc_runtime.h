@@ -76,7 +76,7 @@ void dspc_context_release(dspc_context* ctx);
 /* The process's default context, ready to use (what a NULL context means). */
 dspc_context* dspc_context_default(void);
 
-/* ---- VTCM (the VTCM contract in DESIGN.md) ---------------------------------------------- */
+/* ---- VTCM (the VTCM contract in docs/design.md) ---------------------------------------------- */
 
 /* Allocates nbytes from ctx's VTCM pool aligned to align (a power of two; 0 means the target's
  * default, DSPC_VTCM_DEFAULT_ALIGN, the vtcm_alignment of targets/Targets.def: 2048).
@@ -127,7 +127,7 @@ typedef struct {
  * the kernel's status. */
 typedef int32_t (*dspc_packed_fn)(void** args, dspc_context* ctx);
 
-/* ---- the checked packed calling convention (make-packed-api; issue #10) -------------------
+/* ---- the checked packed calling convention (make-packed-api) -------------------
  * Every compiled function `f` also gets `int32_t __dspc_call_f(const dspc_arg* args,
  * int32_t num_args, dspc_context* ctx)`. It checks, before it touches any data: num_args
  * against the parameter count (inputs then results, in signature order), then for each

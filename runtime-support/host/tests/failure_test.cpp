@@ -1,4 +1,4 @@
-// Failures (issue #10, "Failure handling"): each gives a clear error within 5 s, no hang, no
+// Failures: each gives a clear error within 5 s, no hang, no
 // leaked descriptor or child, and the session is closed (or still usable where the device
 // survived); a new session works afterwards.
 #include <dlfcn.h>
@@ -375,7 +375,7 @@ TEST(HostFailure, ModulesThatFailToLoadInProcess) {
                [&] { DeviceBuffer v(s, DType::u8(), {64 << 20}, dspc::Memory::VTCM); });
 }
 
-// Misuse of the API that was unchecked (held-out check, session 11): each is a dspc::Error,
+// Misuse of the API that was unchecked: each is a dspc::Error,
 // on both targets, and the session keeps working.
 TEST_F(Failure, ApiMisuseIsAnError) {
   for (std::string target : {std::string(kHex), std::string("host")}) {
@@ -428,7 +428,7 @@ TEST_F(Failure, ApiMisuseIsAnError) {
 }
 
 // A module built for a newer Hexagon than the session's is refused before it loads; older ones
-// load (held-out check, session 11: a v73 module loaded into a v68 session unchecked).
+// load (before: a v73 module loaded into a v68 session unchecked).
 TEST_F(Failure, ModuleForANewerHexagonIsRefused) {
   std::vector<uint8_t> elf = read_bytes(module_path(kHex, "v1"));
   ASSERT_GT(elf.size(), sizeof(Elf32_Ehdr));
@@ -456,7 +456,7 @@ TEST_F(Failure, ModuleForANewerHexagonIsRefused) {
 }
 
 // A closed session answers every use alike on both targets: Closed, naming what was refused
-// (held-out check, session 11: last_error() returned on host and threw on hexagon, a load said
+// (before: last_error() returned on host and threw on hexagon, a load said
 // "(allocation)"). A moved-from buffer is a Usage error, as a moved-from session is.
 TEST_F(Failure, ClosedSessionsAndMovedFromObjectsAnswerAlikeOnBothTargets) {
   std::map<std::string, std::vector<std::string>> said;
@@ -500,7 +500,7 @@ TEST_F(Failure, ClosedSessionsAndMovedFromObjectsAnswerAlikeOnBothTargets) {
 
 // A copy on one thread while another thread's request closes the session (a kernel past its
 // deadline on hexagon, close() on both): each copy is done or refused as Closed, and device
-// memory is never unmapped under it (held-out check, session 12: SIGSEGV in memcpy, 3 of 3).
+// memory is never unmapped under it (before: SIGSEGV in memcpy, 3 of 3).
 TEST_F(Failure, CopiesOnOneThreadWhileAnotherClosesTheSession) {
   for (std::string target : {std::string(kHex), std::string("host")}) {
     for (int round = 0; round < 3; round++) {
@@ -544,8 +544,8 @@ TEST_F(Failure, CopiesOnOneThreadWhileAnotherClosesTheSession) {
 // Lazy calls: a call of an unloaded module's function is refused when it is made, as an eager
 // one is; Module::unload reports a queued call's failure; a buffer's destructor cannot, so the
 // next synchronization reports it, says where it was found and what was queued since, which
-// did not run; close() reports a queued failure and closes all the same (held-out check,
-// session 12: the queued call was taken, the failure came back as the next batch's, dropping
+// did not run; close() reports a queued failure and closes all the same (before:
+// the queued call was taken, the failure came back as the next batch's, dropping
 // it unsaid, and close() threw with the server still running).
 TEST_F(Failure, LazyFailuresAreReportedWhereTheyCanBe) {
   for (std::string target : {std::string(kHex), std::string("host")}) {
@@ -595,7 +595,7 @@ TEST_F(Failure, LazyFailuresAreReportedWhereTheyCanBe) {
   }
 }
 
-// Failures the review of session 12's changes named: a failure kept from a destructor is
+// Failures found in review: a failure kept from a destructor is
 // reported even after it closed the session; a batch that times out names its calls; calls
 // left queued when a failure closes the session are reported as not run; Module::unload
 // reports a kept failure even with nothing queued.
@@ -813,7 +813,7 @@ TEST_F(Failure, LastErrorAfterFailedAllocationsAndLoads) {
 }
 
 // The server replies to a shutdown and exits at once; a host that sees the exit before it
-// re-reads the reply word has its reply all the same (CI, session 11: under the sanitizers
+// re-reads the reply word has its reply all the same (CI: under the sanitizers
 // this was "the device server died during the shutdown (exit status 0)").
 TEST_F(Failure, ShutdownWhoseExitIsSeenBeforeItsReply) {
   dspc::SessionOptions o;
@@ -873,7 +873,7 @@ TEST_F(Failure, ForkWhileAnotherThreadOpensASession) {
 }
 
 // A host process killed with SIGKILL leaves no device server behind: the server gets SIGKILL
-// when the process's keeper thread ends (held-out check, session 11: it lived on, reparented).
+// when the process's keeper thread ends (before: it lived on, reparented).
 TEST_F(Failure, ServerDiesWithTheHostProcess) {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
@@ -907,7 +907,7 @@ TEST_F(Failure, ServerDiesWithTheHostProcess) {
 }
 
 // A truncated host module: dlopen would map its segments past the end of the file and the
-// first touch would be a SIGBUS; the loader refuses it first (held-out check, session 11).
+// first touch would be a SIGBUS; the loader refuses it first.
 TEST(HostFailure, TruncatedModuleFailsToLoadInProcess) {
   dspc::SessionOptions o;
   o.target = "host";

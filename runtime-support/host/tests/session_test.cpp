@@ -94,7 +94,7 @@ TEST_P(SessionTest, LazyQueueSendsQueuedCallsAsOneRequest) {
 
 // A copy of a buffer that no queued call uses waits for nothing and sends nothing; a copy into
 // a buffer a queued call reads waits for the queue, so the call sees the value it was queued
-// with (a graph's host step results, copied in between device calls: held-out check, session 11).
+// with (a graph's host step results, copied in between device calls).
 TEST_P(SessionTest, LazyQueueCopiesOfOtherBuffersDoNotFlush) {
   Session s(lazy_options());
   auto m = Module::load(s, module_path(GetParam(), "v1"));
@@ -160,7 +160,7 @@ TEST_P(SessionTest, LazyQueueNamesTheFailingCall) {
 }
 
 // A queued call that fails after an eager call failed: the batch reply's index and status
-// arrive whole. (Held-out check, session 12: lld 19 had corrupted the device server's stores of
+// arrive whole. (lld 19 had corrupted the device server's stores of
 // them, so bytes of the previous reply's error text showed through; the session closed with
 // "malformed reply", or the failure came back as the wrong kind.)
 TEST_P(SessionTest, LazyFailureAfterAnEagerFailure) {

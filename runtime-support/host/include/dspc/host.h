@@ -1,5 +1,5 @@
 // dspc's host runtime: sessions with the DSP, device memory, modules and packed calls
-// (DESIGN.md, "Host <-> DSP runtime"). Link the CMake target dspc_host and include <dspc/host.h>.
+// (docs/runtime.md). Link the CMake target dspc_host and include <dspc/host.h>.
 //
 //   dspc::Session session;                                   // qemu-hexagon + the device server
 //   dspc::DeviceBuffer a(session, dspc::DType::i8(), {2048});

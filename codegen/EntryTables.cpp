@@ -1,4 +1,5 @@
-// The runner's view of a module: packed wrappers and the descriptor table of dspc_runtime.h.
+// The entry tables of a module (what a runner and a session read): packed wrappers and the
+// descriptor table of dspc_runtime.h.
 //
 // 1. for every entry, `i32 __dspc_packed_NAME(ptr args)` loads args[i] and calls the kernel;
 // 2. per parameter, a dspc_param_desc {name, type_code, bits, is_output, ndim, shape};
