@@ -17,12 +17,15 @@
 // onnx/checker.h's macro would rename dspc's fail_check (compiler/ir/Check.h).
 #undef fail_check
 
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <exception>
+#include <mutex>
 
 #include "compiler/onnx/OnnxModel.h"
 
@@ -170,62 +173,135 @@ bool value_type(const onnx::ValueInfoProto& v, DataType& dt, std::vector<int64_t
   return true;
 }
 
-std::string dims_text(const std::vector<int64_t>& shape) {
-  std::string s;
-  for (int64_t e : shape) s += (s.empty() ? "" : "x") + std::to_string(e);
-  return s.empty() ? "a scalar" : s;
-}
-
 }  // namespace
 
 namespace {
 
 // onnx's shape inference, in a child process: libonnx 1.12 reads out of bounds on some malformed
 // models (a Conv whose input and weights differ in rank, ConvTranspose's attributes), and such a
-// crash must be the model's error, not dspc's. The child sends the inferred model back.
-void infer_shapes(onnx::ModelProto& model) {
-  int fds[2];
-  if (pipe(fds) != 0) throw ImportError("cannot run shape inference: no pipe");
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
+// crash must be the model's error, not dspc's. The child lives on and serves every import of this
+// process (a fork per model made the fuzzer run at 90 models a second): it reads a model, infers
+// its shapes and sends the inferred model back. A child that dies is the model's error, and the
+// next import forks a new one. It exits when this process closes its end of the socket.
+class ShapeInferenceChild {
+ public:
+  // The inferred model's bytes; throws ImportError.
+  std::string infer(const std::string& model) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pid_ <= 0) start();
+    if (!send_frame('M', model)) {
+      stop();
+      throw ImportError("cannot run shape inference: the inference process does not read");
+    }
+    char kind = 0;
+    std::string reply;
+    if (!receive_frame(fd_, kind, reply)) {
+      stop();
+      throw ImportError("ONNX shape inference crashed on the model (libonnx cannot read it; is it malformed?)");
+    }
+    if (kind == 'E') throw ImportError("ONNX shape inference fails: " + reply);
+    return reply;
+  }
+  ~ShapeInferenceChild() { stop(); }
+
+ private:
+  static bool write_all(int fd, const char* p, size_t n) {
+    while (n) {
+      ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return false;
+      p += w;
+      n -= static_cast<size_t>(w);
+    }
+    return true;
+  }
+  static bool read_all(int fd, char* p, size_t n) {
+    while (n) {
+      ssize_t r = read(fd, p, n);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;
+      p += r;
+      n -= static_cast<size_t>(r);
+    }
+    return true;
+  }
+  // A frame: its kind, its length (8 bytes) and its bytes.
+  static bool write_frame(int fd, char kind, const std::string& bytes) {
+    char head[9] = {kind};
+    uint64_t n = bytes.size();
+    std::memcpy(head + 1, &n, 8);
+    return write_all(fd, head, 9) && write_all(fd, bytes.data(), bytes.size());
+  }
+  static bool receive_frame(int fd, char& kind, std::string& bytes) {
+    char head[9];
+    if (!read_all(fd, head, 9)) return false;
+    kind = head[0];
+    uint64_t n = 0;
+    std::memcpy(&n, head + 1, 8);
+    if (n > (uint64_t(1) << 32)) return false;
+    bytes.resize(static_cast<size_t>(n));
+    return read_all(fd, bytes.data(), bytes.size());
+  }
+  bool send_frame(char kind, const std::string& bytes) { return write_frame(fd_, kind, bytes); }
+
+  [[noreturn]] static void serve(int fd) {
+    for (;;) {
+      char kind = 0;
+      std::string bytes;
+      if (!receive_frame(fd, kind, bytes)) _exit(0);
+      onnx::ModelProto model;
+      std::string reply;
+      char status = 'M';
+      try {
+        if (!model.ParseFromString(bytes)) throw std::runtime_error("the model does not parse");
+        onnx::shape_inference::InferShapes(model);
+        reply = model.SerializeAsString();
+      } catch (const std::exception& e) {
+        status = 'E';
+        reply = first_line(e.what());
+      }
+      if (!write_frame(fd, status, reply)) _exit(0);
+    }
+  }
+
+  void start() {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+      throw ImportError("cannot run shape inference: no socket");
+    pid_t pid = fork();
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      throw ImportError("cannot run shape inference: no process");
+    }
+    if (pid == 0) {
+      close(fds[0]);
+      serve(fds[1]);
+    }
     close(fds[1]);
-    throw ImportError("cannot run shape inference: no process");
+    fd_ = fds[0];
+    pid_ = pid;
   }
-  if (pid == 0) {
-    close(fds[0]);
-    std::string out;
-    int status = 0;
-    try {
-      onnx::shape_inference::InferShapes(model);
-      out = "M" + model.SerializeAsString();
-    } catch (const std::exception& e) {
-      out = "E" + first_line(e.what());
-      status = 3;
+  void stop() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+      }
     }
-    for (size_t done = 0; done < out.size();) {
-      ssize_t n = write(fds[1], out.data() + done, out.size() - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    _exit(status);
+    pid_ = -1;
   }
-  close(fds[1]);
-  std::string in;
-  char buf[1 << 16];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    in.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFSIGNALED(status) || in.empty())
-    throw ImportError("ONNX shape inference crashed on the model (libonnx cannot read it; is it malformed?)");
-  if (in[0] == 'E') throw ImportError("ONNX shape inference fails: " + in.substr(1));
-  if (!model.ParseFromString(in.substr(1))) throw ImportError("ONNX shape inference gave back an unreadable model");
+
+  std::mutex mutex_;
+  pid_t pid_ = -1;
+  int fd_ = -1;
+};
+
+void infer_shapes(onnx::ModelProto& model) {
+  static ShapeInferenceChild child;
+  std::string inferred = child.infer(model.SerializeAsString());
+  if (!model.ParseFromString(inferred)) throw ImportError("ONNX shape inference gave back an unreadable model");
 }
 
 }  // namespace
