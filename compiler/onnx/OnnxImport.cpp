@@ -422,6 +422,7 @@ bool Importer::run(const std::string& bytes, std::string& dsp) {
   if (name.rfind("dspc", 0) == 0 || name.rfind("Dspc", 0) == 0 || name.rfind('_', 0) == 0 || name == "main")
     name = "model_" + name;
   for (const auto& o : g.output()) finish_output(o.name());
+  drop_unread_batch_copies();
   dsp = print(name);
   return true;
 }

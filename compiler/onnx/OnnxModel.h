@@ -129,7 +129,19 @@ class Importer {
   Val broadcast_param(size_t input, DataType dt, const Val& x, int64_t axis, const char* what);
   std::vector<int64_t> zero_points(size_t input, int64_t count, DataType& dt, const char* what);
   std::vector<double> scales(size_t input, int64_t count, const char* what);
-  DataType requantization(int64_t channels, std::vector<std::string>& args);
+  struct Requantization {
+    std::vector<float> multipliers;  // per output channel: x_scale * w_scale / y_scale in f32
+    int64_t zero_point = 0;
+    DataType dt;
+  };
+  Requantization requantization(int64_t channels);
+  DataType requantization_args(int64_t channels, std::vector<std::string>& args);
+  // QLinearConv on the op library's fast funcs (nn.dsp's conv2d_requant, qnn.dsp's
+  // depthwise_conv2d_requant) when they compute ONNX's result exactly; false when they do not.
+  bool qlinear_conv_oplib(const Val& x, const Val& w, const ConvGeometry& k, int64_t zx, const std::vector<int64_t>& zw,
+                          const std::vector<int64_t>& bias);
+  std::string drop_batch(const Val& x);  // a batch-1 NHWC u8 value as [H, W, C]
+  void drop_unread_batch_copies();
   void batch_norm();
   void pool(bool max);
   void pool_1d(bool max);
@@ -197,6 +209,7 @@ class Importer {
   std::set<std::string> names_;
   std::set<std::string> imports_;
   std::map<std::string, std::string> converted_;  // tensor + layout -> converted tensor
+  std::map<std::string, std::string> batch_of_;  // [1, H, W, C] tensor -> the [H, W, C] tensor it copies
   std::vector<Param> inputs_, outputs_;
   std::vector<std::string> input_names_, output_names_;
   std::map<std::string, std::string> output_tensor_;  // each graph result's tensor name

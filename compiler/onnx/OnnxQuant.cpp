@@ -3,7 +3,9 @@
 // points are constants; rounding is half to even, as numpy's rint (ONNX's reference).
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "compiler/onnx/OnnxModel.h"
 
@@ -75,7 +77,9 @@ void Importer::quantize() {
   if (axis < 0) axis += static_cast<int64_t>(x.shape.size());
   DataType dt = DataType::u8();
   if (has_input(2)) dt = const_input(2, "y_zero_point").dt;
-  need_dtype(Val{dt}, {DataType::u8(), DataType::i8()}, "y_zero_point");
+  Val y;
+  y.dt = dt;
+  need_dtype(y, {DataType::u8(), DataType::i8()}, "y_zero_point");
   Val s = broadcast_param(1, DataType::f32(), x, axis, "y_scale");
   Val z = broadcast_param(2, dt, x, axis, "y_zero_point");
   std::vector<int64_t> targs = physical(x), ps = physical(s);
@@ -110,23 +114,31 @@ void Importer::dequantize() {
 }
 
 // QLinearMatMul's and QLinearConv's requantization: inputs 1 and 4 are the operands' scales
-// (the second per output channel or per-tensor), 6 and 7 the result's scale and zero point. Adds
-// the per-channel multipliers (in f32, as the reference multiplies f32 scales) and the result's
-// zero point to `args`; gives the result's dtype.
-DataType Importer::requantization(int64_t channels, std::vector<std::string>& args) {
+// (the second per output channel or per-tensor), 6 and 7 the result's scale and zero point. The
+// per-channel multipliers are f32, as the reference multiplies f32 scales.
+Importer::Requantization Importer::requantization(int64_t channels) {
   std::vector<double> sa = scales(1, 1, "the first scale"), sb = scales(4, channels, "the second scale");
   std::vector<double> sy = scales(6, 1, "y_scale");
-  DataType yt = DataType::u8();
-  std::vector<int64_t> zy = zero_points(7, 1, yt, "y_zero_point");
-  need_dtype(Val{yt}, {DataType::u8(), DataType::i8()}, "y_zero_point");
-  auto mul = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(channels) * 4);
+  Requantization r;
+  r.dt = DataType::u8();
+  r.zero_point = zero_points(7, 1, r.dt, "y_zero_point")[0];
+  Val y;
+  y.dt = r.dt;
+  need_dtype(y, {DataType::u8(), DataType::i8()}, "y_zero_point");
   for (int64_t j = 0; j < channels; ++j)
-    put_f(DataType::f32(), *mul, static_cast<size_t>(j),
-          static_cast<float>(static_cast<float>(sa[0]) * static_cast<float>(sb[static_cast<size_t>(j)])) /
-              static_cast<float>(sy[0]));
+    r.multipliers.push_back(static_cast<float>(static_cast<float>(sa[0]) * static_cast<float>(sb[static_cast<size_t>(j)])) /
+                            static_cast<float>(sy[0]));
+  return r;
+}
+
+// The generic funcs' requantization arguments: the multipliers and the result's zero point.
+DataType Importer::requantization_args(int64_t channels, std::vector<std::string>& args) {
+  Requantization r = requantization(channels);
+  auto mul = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(channels) * 4);
+  for (int64_t j = 0; j < channels; ++j) put_f(DataType::f32(), *mul, static_cast<size_t>(j), r.multipliers[static_cast<size_t>(j)]);
   args.push_back(emit_const(DataType::f32(), {channels}, mul, "multiplier"));
-  args.push_back(emit_const(DataType::i32(), {1}, i32_bytes(zy), "y_zero_point"));
-  return yt;
+  args.push_back(emit_const(DataType::i32(), {1}, i32_bytes({r.zero_point}), "y_zero_point"));
+  return r.dt;
 }
 
 // MatMulInteger(A, B, a_zero_point, b_zero_point) and
@@ -149,7 +161,7 @@ void Importer::matmul_integer(bool qlinear) {
   out.shape = {m, n};
   std::string func = "_" + a.dt.str() + "_" + b.dt.str();
   if (qlinear) {
-    out.dt = requantization(n, args);
+    out.dt = requantization_args(n, args);
     func = "qlinear_matmul" + func + "_" + out.dt.str();
   } else {
     out.dt = DataType::i32();
@@ -170,7 +182,14 @@ void Importer::conv_integer(bool qlinear) {
   DataType zt;
   std::vector<int64_t> zx = zero_points(2, 1, zt, "x_zero_point");
   std::vector<int64_t> zw = zero_points(qlinear ? 5 : 3, k.m, zt, "w_zero_point");
+  std::vector<int64_t> bias(static_cast<size_t>(k.m), 0);
+  if (qlinear && has_input(8)) {
+    Val& b = const_input(8, "B");
+    if (b.dt != DataType::i32() || num_elements(b.shape) != k.m) fail("B must be i32[" + std::to_string(k.m) + "]");
+    for (int64_t i = 0; i < k.m; ++i) bias[static_cast<size_t>(i)] = get_i(b.dt, *b.data, static_cast<size_t>(i));
+  }
   x = layout(x, true);
+  if (qlinear && qlinear_conv_oplib(x, w, k, zx[0], zw, bias)) return;
   std::vector<std::string> args = {x.tensor.empty() ? tensor_of(x) : x.tensor, conv_weights(w, k),
                                    emit_const(DataType::i32(), {1}, i32_bytes(zx), "x_zero_point"),
                                    emit_const(DataType::i32(), {k.m}, i32_bytes(zw), "w_zero_point")};
@@ -179,14 +198,8 @@ void Importer::conv_integer(bool qlinear) {
   out.nhwc = true;
   std::string func = "_" + x.dt.str() + "_" + w.dt.str();
   if (qlinear) {
-    std::vector<int64_t> bias(static_cast<size_t>(k.m), 0);
-    if (has_input(8)) {
-      Val& b = const_input(8, "B");
-      if (b.dt != DataType::i32() || num_elements(b.shape) != k.m) fail("B must be i32[" + std::to_string(k.m) + "]");
-      for (int64_t i = 0; i < k.m; ++i) bias[static_cast<size_t>(i)] = get_i(b.dt, *b.data, static_cast<size_t>(i));
-    }
     args.push_back(emit_const(DataType::i32(), {k.m}, i32_bytes(bias), "bias"));
-    out.dt = requantization(k.m, args);
+    out.dt = requantization_args(k.m, args);
     func = "qlinear_conv2d" + func + "_" + out.dt.str();
   } else {
     out.dt = DataType::i32();
@@ -194,6 +207,168 @@ void Importer::conv_integer(bool qlinear) {
   }
   out.tensor = call("onnx_quant", func, k.targs(), args, out.dt, physical(out));
   set_output(0, out);
+}
+
+namespace {
+
+// ONNX's requantization of an accumulator to u8 (the reference's and the generic funcs'): the f32
+// product rounded half to even, plus the zero point, saturated.
+int64_t onnx_requantized(int64_t acc, float multiplier, int64_t zero_point) {
+  double r = std::nearbyint(static_cast<float>(acc) * multiplier) + static_cast<double>(zero_point);
+  return static_cast<int64_t>(std::clamp(r, 0.0, 255.0));
+}
+
+// nn.dsp's requantize (TFLite's MultiplyByQuantizedMultiplier, schedules/README.md) with
+// q = {m, shift, zero_point}, in its 32-bit arithmetic.
+int64_t oplib_requantized(int64_t acc, int64_t m, int shift, int64_t zero_point) {
+  auto a = static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(acc)) << std::max(shift, 0));
+  int64_t x = a == INT32_MIN && m == INT32_MIN ? INT32_MAX : (int64_t(a) * m + (int64_t(1) << 30)) >> 31;
+  int e = std::max(-shift, 0);
+  int64_t mask = (int64_t(1) << e) - 1;
+  int64_t r = (x >> e) + ((x & mask) > (mask >> 1) + (x < 0 ? 1 : 0) ? 1 : 0);
+  auto sum = static_cast<int32_t>(static_cast<uint32_t>(r) + static_cast<uint32_t>(zero_point));
+  return std::clamp<int64_t>(sum, 0, 255);
+}
+
+// Whether q = {m, shift} gives ONNX's result for every accumulator in [lo, hi]. Both
+// requantizations are monotone in the accumulator (with no overflow of the shift left, checked),
+// so they agree on [lo, hi] when each output level 1..255 starts at the same accumulator.
+bool same_requantization(int64_t lo, int64_t hi, float multiplier, int64_t m, int shift, int64_t zero_point) {
+  if (shift > 0 && (std::max(-lo, hi) << shift) >= (int64_t(1) << 31)) return false;
+  auto onnx = [&](int64_t a) { return onnx_requantized(a, multiplier, zero_point); };
+  auto oplib = [&](int64_t a) { return oplib_requantized(a, m, shift, zero_point); };
+  auto first = [&](const auto& f, int64_t level) {  // the least accumulator with f >= level, or hi + 1
+    if (f(hi) < level) return hi + 1;
+    int64_t a = lo, b = hi;
+    while (a < b) {
+      int64_t mid = a + (b - a) / 2;
+      if (f(mid) >= level)
+        b = mid;
+      else
+        a = mid + 1;
+    }
+    return a;
+  };
+  for (int64_t level = 1; level <= 255; ++level)
+    if (first(onnx, level) != first(oplib, level)) return false;
+  return true;
+}
+
+// q = {m, shift} for `multiplier` (TFLite's QuantizeMultiplier: multiplier = m * 2^(shift - 31),
+// m in [2^30, 2^31)) or a neighbour of m, such that nn.dsp's requantize gives ONNX's result on
+// [lo, hi]; false when none does.
+bool oplib_multiplier(double multiplier, int64_t lo, int64_t hi, int64_t zero_point, int64_t& m, int& shift) {
+  if (!(multiplier > 0) || !std::isfinite(multiplier)) return false;
+  int e = 0;
+  double frac = std::frexp(multiplier, &e);
+  int64_t m0 = std::llround(frac * 2147483648.0);
+  if (m0 == (int64_t(1) << 31)) {
+    m0 /= 2;
+    ++e;
+  }
+  if (e < -30 || e > 30) return false;
+  for (int64_t d : {0, 1, -1, 2, -2, 3, -3}) {
+    int64_t c = m0 + d;
+    if (c < (int64_t(1) << 30) || c >= (int64_t(1) << 31)) continue;
+    if (same_requantization(lo, hi, static_cast<float>(multiplier), c, e, zero_point)) {
+      m = c;
+      shift = e;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string Importer::drop_batch(const Val& x) {
+  if (auto it = batch_of_.find(x.tensor); it != batch_of_.end()) return it->second;
+  std::string key = x.tensor + ":hwc";
+  if (auto it = converted_.find(key); it != converted_.end()) return it->second;
+  std::vector<int64_t> p = physical(x);
+  std::string t = call("qnn", "drop_batch_u8", {p[1], p[2], p[3]}, {x.tensor}, x.dt, {p[1], p[2], p[3]});
+  calls_.back().comment += " (to H, W, C)";
+  converted_[key] = t;
+  return t;
+}
+
+// u8 x i8 -> u8 with per-tensor scales, zero weight zero points, a batch of one, square strides,
+// dilations and equal pads on every side (the input zero point 0 when there are pads: the op
+// library pads with 0), an ordinary or a depthwise convolution, and a requantization that nn.dsp's
+// gives exactly over the accumulators the weights allow.
+bool Importer::qlinear_conv_oplib(const Val& x, const Val& w, const ConvGeometry& k, int64_t zx,
+                                  const std::vector<int64_t>& zw, const std::vector<int64_t>& bias) {
+  if (x.dt != DataType::u8() || w.dt != DataType::i8() || !w.data || x.data || x.tensor.empty() || k.n != 1) return false;
+  if (k.s[0] != k.s[1] || k.d[0] != k.d[1] || std::count(k.p.begin(), k.p.end(), k.p[0]) != 4) return false;
+  if (k.p[0] != 0 && zx != 0) return false;
+  if (std::count(zw.begin(), zw.end(), 0) != static_cast<std::ptrdiff_t>(zw.size())) return false;
+  bool depthwise = k.g > 1 && k.cg == 1 && k.g == k.c && k.m == k.c;
+  if (k.g != 1 && !depthwise) return false;
+  Requantization r = requantization(k.m);
+  if (r.dt != DataType::u8()) return false;
+  for (float f : r.multipliers)
+    if (f != r.multipliers[0]) return false;
+  // The accumulators' range, and the bias with the input zero point's share taken out
+  // (sum (x - zx) w = sum x w - zx sum w).
+  int64_t taps = k.kh * k.kw * k.cg, lo = INT64_MAX, hi = INT64_MIN;
+  std::vector<int64_t> b = bias;
+  for (int64_t j = 0; j < k.m; ++j) {
+    int64_t l = bias[static_cast<size_t>(j)], h = l, sum = 0;
+    for (int64_t i = 0; i < taps; ++i) {
+      int64_t v = get_i(w.dt, *w.data, static_cast<size_t>(j * taps + i));
+      l += std::min(v * -zx, v * (255 - zx));
+      h += std::max(v * -zx, v * (255 - zx));
+      sum += v;
+    }
+    b[static_cast<size_t>(j)] -= zx * sum;
+    lo = std::min(lo, l);
+    hi = std::max(hi, h);
+  }
+  if (lo < INT32_MIN || hi > INT32_MAX) return false;
+  for (int64_t v : b)
+    if (v < INT32_MIN || v > INT32_MAX) return false;
+  // nn.dsp's fixed-point requantization where it gives ONNX's result exactly, else qnn.dsp's f32 one.
+  int64_t m = 0;
+  int shift = 0;
+  bool fixed = oplib_multiplier(r.multipliers[0], lo, hi, r.zero_point, m, shift);
+
+  std::string x3 = drop_batch(x);
+  std::vector<int64_t> wshape = {k.kh, k.kw, k.cg, k.m};
+  if (depthwise) wshape = {k.kh, k.kw, k.m};
+  std::string wt = emit_const(w.dt, wshape, permute(*w.data, w.dt, w.shape, {2, 3, 1, 0}), w.hint);
+  std::vector<std::string> args = {x3, wt, emit_const(DataType::i32(), {k.m}, i32_bytes(b), "bias")};
+  if (fixed) {
+    args.push_back(emit_const(DataType::i32(), {3}, i32_bytes({m, shift, r.zero_point}), "q"));
+  } else {
+    auto mul = std::make_shared<std::vector<uint8_t>>(4);
+    put_f(DataType::f32(), *mul, 0, r.multipliers[0]);
+    args.push_back(emit_const(DataType::f32(), {1}, mul, "multiplier"));
+    args.push_back(emit_const(DataType::i32(), {1}, i32_bytes({r.zero_point}), "y_zero_point"));
+  }
+  std::vector<int64_t> targs = {k.s[0], k.p[0], k.d[0], k.h, k.w, k.c, k.kh, k.kw};
+  if (!depthwise) targs.push_back(k.m);
+  std::string func = std::string(depthwise ? "depthwise_conv2d_requant" : "conv2d_requant") + (fixed ? "" : "_f32");
+  std::string o3 = call(fixed && !depthwise ? "nn" : "qnn", func, targs, args, r.dt, {k.oh, k.ow, k.m});
+  Val out;
+  out.dt = r.dt;
+  out.shape = {k.n, k.m, k.oh, k.ow};
+  out.nhwc = true;
+  out.tensor = call("qnn", "add_batch_u8", {k.oh, k.ow, k.m}, {o3}, r.dt, physical(out));
+  calls_.back().comment += " (to N, H, W, C)";
+  batch_of_[out.tensor] = o3;
+  set_output(0, out);
+  return true;
+}
+
+// The [1, H, W, C] copies of qlinear_conv_oplib's results that only the next such convolution
+// read (it reads the [H, W, C] tensor instead) are dropped.
+void Importer::drop_unread_batch_copies() {
+  std::set<std::string> read;
+  for (const Call& c : calls_) read.insert(c.args.begin(), c.args.end());
+  for (const Param& p : outputs_) read.insert(p.name);
+  calls_.erase(std::remove_if(calls_.begin(), calls_.end(),
+                              [&](const Call& c) { return c.func == "add_batch_u8" && !read.count(c.outs[0]); }),
+               calls_.end());
 }
 
 }  // namespace dspc::onnx_import

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""QLinearConv on the op library's funcs (docs/onnx.md, "Quantized models"): convolutions that fit
+nn.dsp's conv2d_requant or qnn.dsp's variants compile to them, and give ONNX's result bit for bit
+(numpy's QLinearConv: the exact i32 accumulator, times the f32 multiplier in f32, rounded half to
+even, plus the zero point, saturated).
+
+  qlinear_conv_test.py --dspc build/dspc --work-dir DIR --target host|hexagon-v68
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+# (name, input channels, output channels, kernel, stride, pad, depthwise, x zero point,
+#  x scale, w scale, y scale, y zero point, the func the convolution must compile to)
+CASES = [
+    # a multiplier of 1: nn.dsp's fixed-point requantize is exact
+    ("conv_fixed", 8, 16, 3, 1, 1, False, 0, 0.5, 1 / 64, 1 / 128, 3, "conv2d_requant<"),
+    # an arbitrary multiplier: ONNX's f32 rounding, qnn.dsp's conv2d_requant_f32
+    ("conv_f32", 8, 16, 3, 2, 1, False, 0, 0.02, 0.0031, 0.37, 0, "conv2d_requant_f32<"),
+    # a pointwise convolution's accumulators stay small enough for the fixed-point requantize
+    ("pointwise_zx", 16, 8, 1, 1, 0, False, 17, 0.05, 0.003, 0.21, 5, "conv2d_requant<"),
+    ("depthwise_fixed", 16, 16, 3, 1, 1, True, 0, 0.5, 1 / 64, 1 / 128, 0, "depthwise_conv2d_requant<"),
+    ("depthwise_f32", 16, 16, 3, 2, 1, True, 0, 0.02, 0.0043, 0.09, 2, "depthwise_conv2d_requant_f32<"),
+]
+
+
+def reference(x, w, bias, zx, mult, zy, stride, pad, group):
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xi = np.pad(x.astype(np.int64) - zx, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = (h + 2 * pad - kh) // stride + 1, (wd + 2 * pad - kw) // stride + 1
+    acc = np.zeros((n, m, oh, ow), np.int64)
+    per = m // group
+    for o in range(m):
+        g = o // per
+        for i in range(kh):
+            for j in range(kw):
+                win = xi[:, g * cg:(g + 1) * cg, i:i + stride * oh:stride, j:j + stride * ow:stride]
+                acc[:, o] += np.einsum("nchw,c->nhw", win, w[o, :, i, j].astype(np.int64))
+    acc += bias.reshape(1, -1, 1, 1)
+    v = acc.astype(np.float32) * np.float32(mult)
+    return np.clip(np.rint(v).astype(np.int64) + zy, 0, 255).astype(np.uint8)
+
+
+def run_case(case, work, dspc, target, rng):
+    name, cin, cout, k, stride, pad, depthwise, zx, xs, ws, ys, zy, func = case
+    group = cin if depthwise else 1
+    x = rng.integers(0, 256, (1, cin, 10, 10), dtype=np.uint8)
+    w = rng.integers(-127, 128, (cout, cin // group, k, k), dtype=np.int8)
+    bias = rng.integers(-3000, 3000, (cout,), dtype=np.int32)
+    inits = [numpy_helper.from_array(v, n) for n, v in [
+        ("xs", np.array(xs, np.float32)), ("xz", np.array(zx, np.uint8)), ("w", w), ("ws", np.array(ws, np.float32)),
+        ("wz", np.array(0, np.int8)), ("ys", np.array(ys, np.float32)), ("yz", np.array(zy, np.uint8)), ("b", bias)]]
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"], name=name,
+                            kernel_shape=[k, k], strides=[stride, stride], pads=[pad] * 4, group=group)
+    oh = (10 + 2 * pad - k) // stride + 1
+    g = helper.make_graph([node], name, [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, cin, 10, 10])],
+                          [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, cout, oh, oh])], inits)
+    path = os.path.join(work, name + ".onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    dsp = subprocess.run([dspc, path, "--emit=dsp"], capture_output=True, text=True, check=True).stdout
+    if "= " + func not in dsp or "qlinear_conv2d" in dsp:
+        print("FAIL %s: not compiled to %s:\n%s" % (name, func, dsp))
+        return False
+    np.save(os.path.join(work, name + ".x.npy"), x)
+    out = os.path.join(work, name + ".y.npy")
+    r = subprocess.run([dspc, "run", path, "--target", target, "--input", "x=" + os.path.join(work, name + ".x.npy"),
+                        "--output", "y=" + out], capture_output=True, text=True, timeout=900)
+    if r.returncode != 0:
+        print("FAIL %s: dspc run failed:\n%s" % (name, r.stderr))
+        return False
+    # ONNX's multiplier: the f32 product of the f32 scales, over the f32 result scale.
+    mult = np.float32(np.float32(xs) * np.float32(ws)) / np.float32(ys)
+    want = reference(x, w, bias, zx, mult, zy, stride, pad, group)
+    got = np.load(out)
+    diff = int(np.sum(got != want))
+    print("%s (%s): %d of %d outputs differ from ONNX's QLinearConv" % (name, func.rstrip("<"), diff, want.size))
+    return diff == 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dspc", required=True)
+    ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--target", default="host")
+    args = ap.parse_args()
+    os.makedirs(args.work_dir, exist_ok=True)
+    rng = np.random.default_rng(11)
+    ok = all([run_case(c, args.work_dir, args.dspc, args.target, rng) for c in CASES])
+    print("qlinear conv on the op library: %s" % ("ok" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
