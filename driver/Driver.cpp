@@ -274,6 +274,7 @@ bool apply_flag(unsigned id, DriverOptions& o) {
     case OPT_no_vtcm_plan: o.lower.plan_vtcm = false; return true;
     case OPT_no_group_device_calls: o.lower.group_device_calls = false; return true;
     case OPT_lazy_calls: o.lazy_calls = true; return true;
+    case OPT_profile: o.profile = true; return true;
     case OPT_random_inputs: o.random_inputs = true; return true;
     case OPT_check: o.check = true; return true;
     case OPT_keep_temps: o.keep_temps = true; return true;

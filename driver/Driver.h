@@ -50,6 +50,7 @@ struct DriverOptions {
   bool json_max_values_given = false;
   int repeat = 1;  // --repeat: a graph's inferences (timed together)
   bool lazy_calls = false;  // --lazy-calls: a graph's device calls go through the lazy call queue
+  bool profile = false;     // --profile: a graph's packets per node (DriverProfile.h)
   OnnxImportOptions onnx;   // --input-shape, --input-layout, --output-layout
   bool onnx_options_given = false;
 };

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "compiler/ir/Printer.h"
+#include "driver/DriverProfile.h"
 #include "driver/Progress.h"
 
 namespace dspc {
@@ -235,6 +236,8 @@ int run_graph(const DriverOptions& o, const Compilation& c, const Graph& g, cons
   hooks.mode = RunMode::Graph;
   hooks.needs_qemu = any_device;
   hooks.build = [&](const std::string& dir) {
+    std::string error;  // the profile's executable is linked before the graph's modules (DriverProfile.h)
+    if (o.profile && !profile_graph(o, c, g, *plan, dir, report.json(), error)) return report.fail(error);
     run.device_module = dir + "/" + g.name + ".so";
     return build_graph_modules(o, c, source, any_host, run, report);
   };

@@ -167,6 +167,7 @@ int run_command(const DriverOptions& o) {
   // Only once the func is chosen: a file with several graphs and no --func is told that first.
   if (o.repeat != 1) return report.fail("--repeat goes with a graph ('" + entry->name + "' is a func)");
   if (o.lazy_calls) return report.fail("--lazy-calls goes with a graph ('" + entry->name + "' is a func)");
+  if (o.profile) return report.fail("--profile goes with a graph ('" + entry->name + "' is a func)");
   report.json()["function"] = entry->name;
   if (o.check && !c->program)
     return report.fail("--check needs .dsp input (the reference interpreter reads tensor programs)");

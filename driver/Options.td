@@ -133,6 +133,10 @@ def json : F<"json", grp_run,
 defm repeat : Eq<"repeat", "N", grp_run,
   "run a graph N times in one session (default 1): round trips and time\n"
   "are reported per inference">;
+def profile : F<"profile", grp_run,
+  "with a graph on a Hexagon target: count each node's packets under\n"
+  "qemu-hexagon and print them per node, with time, share and the op's\n"
+  "resource bound (like TVM's debug executor)">;
 def lazy_calls : F<"lazy-calls", grp_run,
   "run a graph with the host runtime's lazy call queue: device calls are\n"
   "queued and sent as one request at the next copy">;
