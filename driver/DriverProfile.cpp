@@ -142,7 +142,7 @@ bool count_packets(const std::vector<std::string>& argv, const std::string& symb
     error = "timed out after " + std::to_string(timeout_seconds) + " s (--timeout)";
     return false;
   }
-  out.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  out.status = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);  // a signal: its negative
   return true;
 }
 
@@ -160,11 +160,11 @@ std::string pad(std::string s, size_t width, bool right) {
 }  // namespace
 
 ResourceBound resource_bound(const std::string& generic, const std::vector<int64_t>& a,
-                             const std::vector<ParamInfo>& params) {
-  // Every op reads its inputs and writes its results at least once: 128 bytes a packet each way.
+                             const std::vector<ParamInfo>& params, int vector_bytes) {
+  // Every op reads its inputs and writes its results at least once: one vector a packet each way.
   double in = 0, out = 0;
   for (const ParamInfo& p : params) (p.is_output ? out : in) += elements(p.shape) * double(p.dtype.bytes());
-  ResourceBound io{std::max(in, out) / 128, "bytes moved / 128"};
+  ResourceBound io{std::max(in, out) / vector_bytes, "bytes moved / " + std::to_string(vector_bytes)};
   auto at_least_io = [&](double packets, const char* counts) {
     return packets >= io.packets ? ResourceBound{packets, counts} : io;
   };
@@ -267,7 +267,7 @@ bool profile_graph(const DriverOptions& o, const Compilation& c, const Graph& g,
     if (!split_instance(*c.program, node.func, generic, args)) generic = node.func;
     bool host = node.placement == Placement::Host;
     Row r{g.tensors[size_t(node.outputs[0])].name, generic, host ? 0 : packets[node.func],
-          host ? ResourceBound{} : resource_bound(generic, args, entries[node.func].params), host};
+          host ? ResourceBound{} : resource_bound(generic, args, entries[node.func].params, o.lower.target.vector_bytes), host};
     total += r.packets;
     total_bound += r.bound.packets;
     rows.push_back(std::move(r));

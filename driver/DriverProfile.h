@@ -23,7 +23,7 @@ struct ResourceBound {
 // `generic` is the called func's generic name ("" for a plain func), `args` its template arguments,
 // `params` its inputs then results.
 ResourceBound resource_bound(const std::string& generic, const std::vector<int64_t>& args,
-                             const std::vector<ParamInfo>& params);
+                             const std::vector<ParamInfo>& params, int vector_bytes);
 
 // Profiles graph `g` of `c` (compiled for o's Hexagon target): links the module with the runner
 // into `tmp`, runs each distinct kernel once on random inputs under qemu-hexagon with one packet
