@@ -1,0 +1,33 @@
+// dspc run --profile's resource bounds (driver/DriverProfile.h): each op-library convolution,
+// whatever its requantization variant, is counted by its multiply-accumulates.
+#include <gtest/gtest.h>
+
+#include "driver/DriverProfile.h"
+
+namespace dspc {
+namespace {
+
+std::vector<ParamInfo> conv_params() {
+  ParamInfo in, out;
+  in.dtype = DataType::u8();
+  in.shape = {56, 56, 64};
+  out = in;
+  out.is_output = true;
+  return {in, out};
+}
+
+TEST(ProfileBound, ConvolutionsCountTheirMacs) {
+  // <S, P, D, H, W, C, R, T, K>: 56 x 56 x 64 outputs of 3 x 3 x 64 taps, 256 MACs a packet.
+  std::vector<int64_t> a = {1, 1, 1, 56, 56, 64, 3, 3, 64};
+  double macs = 56.0 * 56 * 64 * 3 * 3 * 64;
+  for (const char* f : {"conv2d", "conv2d_requant", "conv2d_requant_f32"}) {
+    ResourceBound b = resource_bound(f, a, conv_params(), 128);
+    EXPECT_DOUBLE_EQ(b.packets, macs / 256) << f;
+    EXPECT_EQ(b.counts, "MACs / 256 (vrmpy)") << f;
+  }
+  // Anything else is bounded by the bytes it moves.
+  EXPECT_EQ(resource_bound("relu", {}, conv_params(), 128).counts, "bytes moved / 128");
+}
+
+}  // namespace
+}  // namespace dspc
