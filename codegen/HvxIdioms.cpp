@@ -205,8 +205,11 @@ std::vector<std::string> words(const std::string& s) {
 
 struct Table {
   std::vector<HvxIdiom> rows;
-  std::vector<std::pair<std::string, std::string>> fuse;  // (from, to)
-  std::vector<int> fuse_version;
+  struct Fuse {
+    std::string from, to;
+    int min_version;
+  };
+  std::vector<Fuse> fuse;
   std::optional<std::string> error;
 };
 
@@ -229,8 +232,7 @@ const Table& table() {
 #define DSPC_HVX_CUSTOM(name, instruction, matcher, emitter, min_version) \
   add({#name, instruction, "", HvxForm::Custom, {}, min_version, matcher, emitter, {}});
 #define DSPC_HVX_FUSE(from, to, min_version) \
-  t.fuse.push_back({#from, #to});            \
-  t.fuse_version.push_back(min_version);
+  t.fuse.push_back({#from, #to, min_version});
 #include "codegen/HvxIdioms.def"
     return t;
   }();
@@ -690,8 +692,8 @@ void fuse_hvx_pairs(llvm::Module& module, const Target& target) {
   std::vector<Ids> ids(t.fuse.size());
   bool any = false;
   for (size_t r = 0; r < t.fuse.size(); ++r) {
-    if (target.hexagon_version < t.fuse_version[r]) continue;
-    ids[r] = {declared(t.fuse[r].first), declared(t.fuse[r].first + "_acc")};
+    if (target.hexagon_version < t.fuse[r].min_version) continue;
+    ids[r] = {declared(t.fuse[r].from), declared(t.fuse[r].from + "_acc")};
     any |= ids[r].from || ids[r].from_acc;
   }
   if (!any) return;
@@ -699,7 +701,6 @@ void fuse_hvx_pairs(llvm::Module& module, const Target& target) {
     auto* c = llvm::dyn_cast<llvm::CallInst>(value);
     if (!c || !c->getCalledFunction()) return false;
     for (size_t r = 0; r < ids.size(); ++r) {
-      if (!c->getCalledFunction()) continue;
       if (ids[r].from_acc && c->getCalledFunction() == ids[r].from_acc) {
         m = {c, r, c->getArgOperand(0), c->getArgOperand(1), c->getArgOperand(2)};
         return true;
@@ -735,7 +736,7 @@ void fuse_hvx_pairs(llvm::Module& module, const Target& target) {
                                    b.CreateShl(b.CreateAnd(second.rt, b.getInt32(0x00ff00ff)), 8));
       b.SetInsertPoint(c);
       llvm::Value* pair = b.CreateCall(intrinsic(module, "vcombine"), {second.v, first.v});
-      const std::string& to = t.fuse[first.row].second;
+      const std::string& to = t.fuse[first.row].to;
       llvm::Value* fused = first.acc ? b.CreateCall(intrinsic(module, to + "_acc"), {first.acc, pair, rt})
                                      : b.CreateCall(intrinsic(module, to), {pair, rt});
       c->replaceAllUsesWith(fused);
@@ -756,8 +757,7 @@ std::vector<HvxIdiomInfo> hvx_idioms() {
   std::vector<HvxIdiomInfo> out;
   for (const codegen::HvxIdiom& row : t.rows)
     out.push_back({row.name, row.instruction, row.pattern_text, row.min_version, false});
-  for (size_t r = 0; r < t.fuse.size(); ++r)
-    out.push_back({t.fuse[r].second, "", "", t.fuse_version[r], true});
+  for (const codegen::Table::Fuse& f : t.fuse) out.push_back({f.to, "", "", f.min_version, true});
   return out;
 }
 
@@ -769,8 +769,8 @@ std::optional<std::string> hvx_table_error() {
   std::vector<std::string> names;
   for (const codegen::HvxIdiom& row : t.rows)
     if (!row.matcher) names.push_back(row.name);
-  for (const auto& [from, to] : t.fuse)
-    for (const std::string& n : {from, from + "_acc", to, to + "_acc"}) names.push_back(n);
+  for (const codegen::Table::Fuse& f : t.fuse)
+    for (const std::string& n : {f.from, f.from + "_acc", f.to, f.to + "_acc"}) names.push_back(n);
   for (const std::string& n : names)
     if (codegen::intrinsic_id(n) == llvm::Intrinsic::not_intrinsic)
       return n + ": no LLVM intrinsic " + codegen::intrinsic_name(n);
