@@ -1,7 +1,7 @@
 /* Platform layer for Linux without libc, shared by the Hexagon (qemu-hexagon user mode) and
  * x86-64 (host) targets: platform.h's services as raw system calls. The architecture's
- * syscall_<arch>.h supplies the system call primitive and numbers, and its platform_<arch>.c
- * the _start that calls dspc_start_c. */
+ * syscall_<arch>.h supplies the system call primitive and numbers. It calls nothing else of the
+ * runtime: the start-up, which calls the runner's dspc_main, is start.c. */
 #include "platform.h"
 
 #if defined(__hexagon__)
@@ -53,13 +53,4 @@ int dspc_platform_close(int fd) {
 
 void dspc_platform_exit(int code) {
   for (;;) syscall6(SYS_EXIT_GROUP, code, 0, 0, 0, 0, 0);
-}
-
-/* Called by _start with the initial stack pointer: the kernel leaves it pointing at argc,
- * then argv[0..argc-1], NULL, envp. Not static, as _start lives in platform_<arch>.c. */
-void dspc_start_c(long* sp);
-void dspc_start_c(long* sp) {
-  int argc = (int)sp[0];
-  char** argv = (char**)(sp + 1);
-  dspc_platform_exit(dspc_main(argc, argv));
 }

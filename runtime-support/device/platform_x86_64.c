@@ -2,7 +2,7 @@
  * system calls are in platform_linux.c, with syscall_x86_64.h. */
 
 /* The ABI wants rsp 16-byte aligned before a call; align to 128 like the Hexagon side. The
- * initial rsp (argc, argv...) goes to dspc_start_c in platform_linux.c. */
+ * initial rsp (argc, argv...) goes to dspc_start_c in start.c. */
 __attribute__((naked, noreturn)) void _start(void) {
   __asm__ volatile(
       "xor %ebp, %ebp\n"

@@ -1,4 +1,4 @@
-// Workspace allocation (device/workspace.c), the last error (device/errors.c) and bounded
+// Workspace allocation (device/workspace.c), the last error (device/context.c) and bounded
 // text (common/text.c), compiled unchanged with the host compiler.
 #include <gtest/gtest.h>
 

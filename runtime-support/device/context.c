@@ -1,7 +1,9 @@
-/* The device context (dspc_runtime.h): setting one up and releasing it, the process's default
- * context, and the last error, a message in the context set by the runtime and by generated
- * code's callees and read by the caller after a non-zero return. Each context has its own, so
- * threads with their own contexts never see each other's messages. */
+/* The device context (dspc_runtime.h): setting one up, the process's default context, and the
+ * last error, a message in the context set by the runtime and by generated code's callees and
+ * read by the caller after a non-zero return. Each context has its own, so threads with their
+ * own contexts never see each other's messages. The VTCM pool, the workspace and the runner
+ * call into this file, and it calls none of them: releasing a context, which does, is
+ * context_release.c. */
 #include "dspc_runtime.h"
 #include "runtime-support/common/text.h"
 
@@ -9,21 +11,10 @@
 #error "DSPC_VTCM_DEFAULT_CAPACITY must be defined by the build (bytes)"
 #endif
 
-/* Weak: a program that never links the pool or the workspace has nothing of theirs to release. */
-__attribute__((weak)) void dspc_vtcm_release_pool(dspc_context* ctx);
-__attribute__((weak)) void dspc_workspace_release(dspc_context* ctx);
-
 void dspc_context_init(dspc_context* ctx) {
   char* bytes = (char*)ctx;
   for (uint32_t i = 0; i < sizeof *ctx; i++) bytes[i] = 0;
   ctx->vtcm.capacity = DSPC_VTCM_DEFAULT_CAPACITY;
-}
-
-void dspc_context_release(dspc_context* ctx) {
-  if (!ctx) ctx = dspc_context_default();
-  if (dspc_workspace_release) dspc_workspace_release(ctx);
-  if (dspc_vtcm_release_pool) dspc_vtcm_release_pool(ctx);
-  ctx->last_error[0] = 0;
 }
 
 /* Statically initialised (zero, then the capacity), so it needs no start-up and no lock. */
