@@ -12,7 +12,7 @@
 #   bash setup.sh deb    ... and build the Debian package build/dspc_<version>_amd64.deb
 #   bash setup.sh test-sanitize  build into build-sanitize/ with ASan+UBSan (clang-19) and run
 #                        the tests labelled `sanitize` (unit, golden, bad input, host end-to-end)
-#   bash setup.sh test-fuzz  also build the libFuzzer targets (build-fuzz/) and run each briefly
+#   bash setup.sh test-fuzz  build the libFuzzer targets in build-sanitize/ and run each briefly
 # Packages already installed are skipped; apt-get runs only when something is missing.
 set -euo pipefail
 # PREFIX is taken relative to where the command was typed, before the cd below.
@@ -52,9 +52,9 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# build DIR [-DVAR=VALUE...]: configure DIR with Ninja the first time, or again when the cache
-# holds another value of one of the variables (e.g. bench/ on or off), then build it.
-build() {
+# configure DIR [-DVAR=VALUE...]: configure DIR with Ninja the first time, or again when the
+# cache holds another value of one of the variables (e.g. bench/ on or off).
+configure() {
   local dir=$1 arg
   shift
   if [ ! -f "$dir/build.ninja" ]; then
@@ -68,7 +68,19 @@ build() {
       fi
     done
   fi
-  cmake --build "$dir" -j 2
+}
+
+# build DIR [-DVAR=VALUE...]: configure DIR, then build all of it.
+build() {
+  configure "$@"
+  cmake --build "$1" -j 2
+}
+
+# sanitize_tree DIR [TARGET]: the clang-19 tree with ASan+UBSan and the libFuzzer targets
+# (test-sanitize and test-fuzz share it), built whole or only TARGET.
+sanitize_tree() {
+  CC=clang-19 CXX=clang++-19 configure "$1" -DDSPC_SANITIZE=ON -DDSPC_FUZZ=ON -DDSPC_BENCH=OFF
+  cmake --build "$1" -j 2 ${2:+--target "$2"}
 }
 
 case "$mode" in
@@ -111,7 +123,7 @@ case "$mode" in
     ;;
   test-sanitize)
     build_dir=${DSPC_SANITIZE_BUILD_DIR:-build-sanitize}
-    CC=clang-19 CXX=clang++-19 build "$build_dir" -DDSPC_SANITIZE=ON -DDSPC_BENCH=OFF
+    sanitize_tree "$build_dir"
     # Any report is fatal: abort_on_error makes it a crash, which `not` in golden RUN lines and
     # every test's exit-code check count as a failure (ASan's default exit code, 1, would look
     # like a user error). use_sigaltstack=0: see driver/main.cpp (LLVM's signal handlers replace
@@ -122,15 +134,12 @@ case "$mode" in
     ctest --output-on-failure -j 2 -L sanitize
     ;;
   test-fuzz)
-    # The libFuzzer targets (tests/fuzz/): a clang-19 tree with ASan, UBSan and libFuzzer, then
-    # each target for DSPC_FUZZ_SECONDS (default 20), seeded from the tree and from $build_dir.
-    fuzz_dir=${DSPC_FUZZ_BUILD_DIR:-build-fuzz}
-    if [ ! -f "$fuzz_dir/build.ninja" ]; then
-      cmake -S . -B "$fuzz_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDSPC_FUZZ=ON \
-        -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19
-    fi
-    cmake --build "$fuzz_dir" -j 2 --target dspc_fuzzers
-    python3 tests/fuzz/run-fuzzers.py --fuzz-build "$fuzz_dir" --seed-build "$build_dir" \
+    # The libFuzzer targets (tests/fuzz/), built in the sanitizer tree (ASan, UBSan and
+    # libFuzzer's edge coverage; test-sanitize's tree, so CI compiles it once), then each target
+    # for DSPC_FUZZ_SECONDS (default 20), two at a time, seeded from the tree and $build_dir.
+    fuzz_dir=${DSPC_SANITIZE_BUILD_DIR:-build-sanitize}
+    sanitize_tree "$fuzz_dir" dspc_fuzzers
+    python3 tests/fuzz/run-fuzzers.py --fuzz-build "$fuzz_dir" --seed-build "$build_dir" --jobs 2 \
       --seconds "${DSPC_FUZZ_SECONDS:-20}" --max-seeds "${DSPC_FUZZ_MAX_SEEDS:-300}"
     ;;
   *) echo "usage: bash setup.sh [build|demo|session-demo|test|test-all|test-sanitize|test-fuzz|install PREFIX|deb]" >&2; exit 2 ;;

@@ -3,12 +3,16 @@
 
   python3 tests/fuzz/run-fuzzers.py --fuzz-build build-fuzz [--seconds 20] [--only dsp,npy]
                                     [--seed-build build] [--timeout S] [--runs N] [--max-seeds N]
+                                    [--jobs N]
 
 --runs N stops each target after N executions; given without --seconds, there is no time limit
 (a run of 10 million executions: --runs 10000000).
 
---fuzz-build is a build tree configured with -DDSPC_FUZZ=ON (`bash setup.sh test-fuzz` makes
-build-fuzz). --seed-build is a normal build tree (default build/): its dspc prints the TIR
+--jobs N runs N targets at a time (each is one process; `bash setup.sh test-fuzz` runs two).
+
+--fuzz-build is a build tree configured with -DDSPC_FUZZ=ON: `bash setup.sh test-fuzz` uses the
+sanitizer tree, build-sanitize (edge coverage only); a tree of its own with DSPC_FUZZ alone has
+the full instrumentation for long runs (docs/testing.md "Fuzzing"). --seed-build is a normal build tree (default build/): its dspc prints the TIR
 seeds, and its test outputs give .npy files and shared modules; without it those seeds are
 left out. For each target NAME, the run is
 
@@ -32,6 +36,7 @@ result. The exit code is 1 if any target found something, 2 if a run was interru
 libFuzzer then prints its stats and exits 72; the table says "interrupted, no finding"), else 0.
 """
 import argparse
+import concurrent.futures
 import glob
 import os
 import re
@@ -260,6 +265,62 @@ def parse_stats(text):
     return stats
 
 
+def run_target(args, t, fuzz_build, work):
+    """Runs one target; returns ((target, seconds, executions, corpus size, result), report)."""
+    exe = os.path.join(fuzz_build, "tests", "fuzz", f"fuzz_{t}")
+    corpus = os.path.join(work, "corpus", t)
+    artifacts = os.path.join(work, "artifacts", t) + "/"
+    os.makedirs(corpus, exist_ok=True)
+    os.makedirs(artifacts, exist_ok=True)
+    timeout = args.timeout or TIMEOUTS.get(t, DEFAULT_TIMEOUT)
+    cmd = [] if args.no_nice else ["nice", "-n", "10"]
+    cmd += LAUNCHERS.get(t, []) + [exe, f"-max_total_time={args.seconds}", f"-timeout={timeout}", "-rss_limit_mb=2048",
+            "-print_final_stats=1", f"-artifact_prefix={artifacts}"]
+    if t in MAX_LEN:
+        cmd.append(f"-max_len={MAX_LEN[t]}")
+    if args.runs >= 0:
+        cmd.append(f"-runs={args.runs}")
+    dictionary = os.path.join(SOURCE, "tests", "fuzz", DICTIONARIES.get(t, ""))
+    if os.path.isfile(dictionary):
+        cmd.append(f"-dict={dictionary}")
+    inputs = [corpus, os.path.join(work, "seeds", SEEDS_OF.get(t, t))]
+    regressions = os.path.join(SOURCE, "tests", "fuzz", "regressions", SEEDS_OF.get(t, t))
+    if os.path.isdir(regressions):
+        inputs.append(regressions)
+    if t in LAUNCHERS:
+        files = [os.path.join(d, f) for d in inputs[1:] for f in sorted(os.listdir(d)) if not f.endswith(".expect")]
+        inputs = [corpus, "-seed_inputs=" + ",".join(files)]
+    cmd += inputs
+    print("run-fuzzers: " + " ".join(cmd), flush=True)
+    log_path = os.path.join(work, f"{t}.log")
+    start = time.time()
+    with open(log_path, "w") as log:
+        # The whole run's limit: the fuzzing time, the seeds' first pass and one slow input.
+        try:
+            r = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT,
+                               timeout=args.seconds + 600 + timeout if args.seconds else None)
+            code = r.returncode
+        except subprocess.TimeoutExpired:
+            code = "hung"
+    elapsed = time.time() - start
+    text = open(log_path, errors="replace").read()
+    stats = parse_stats(text)
+    execs = stats.get("number_of_executed_units", 0)
+    corpus_size = len(os.listdir(corpus))
+    # SIGINT (pkill -INT, Ctrl-C) makes libFuzzer print its stats and exit 72: a run cut
+    # short, not a finding, as long as it reported nothing before the interrupt.
+    cut_short = (code == 72 and "libFuzzer: run interrupted" in text and "Test unit written" not in text
+                 and "ERROR:" not in text)
+    result = "ok" if code == 0 else "interrupted, no finding" if cut_short else f"FINDING (exit {code})"
+    report = ""
+    if code != 0 and not cut_short:
+        saved = re.findall(r"(?:Test unit written to|artifact_prefix.*?; Test unit written to) (\S+)", text)
+        tail = text.splitlines()[-60:]
+        report = (f"run-fuzzers: {t}: {result}; log {log_path}; input {saved[-1] if saved else '?'}\n" +
+                  "\n".join("  | " + line for line in tail))
+    return (t, elapsed, execs, corpus_size, result), report
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fuzz-build", default=os.path.join(SOURCE, "build-fuzz"))
@@ -272,6 +333,7 @@ def main():
                     help="at most this many seeds per target, evenly chosen (default: all)")
     ap.add_argument("--timeout", type=int, default=0, help="per-input limit in seconds (default: 20, pipeline 60)")
     ap.add_argument("--no-nice", action="store_true")
+    ap.add_argument("--jobs", type=int, default=1, help="targets run at a time (default 1)")
     args = ap.parse_args()
     if args.seconds is None:
         args.seconds = 0 if args.runs >= 0 else 20  # libFuzzer: -max_total_time=0 is no limit
@@ -288,65 +350,24 @@ def main():
                         args.max_seeds)
     print("run-fuzzers: seeds " + ", ".join(f"{t} {counts.get(SEEDS_OF.get(t, t), 0)}" for t in targets), flush=True)
 
-    rows, failed, interrupted = [], False, False
     for t in targets:
         exe = os.path.join(fuzz_build, "tests", "fuzz", f"fuzz_{t}")
         if not os.access(exe, os.X_OK):
             print(f"run-fuzzers: {exe} is missing: build the target dspc_fuzzers in a -DDSPC_FUZZ=ON tree")
             return 2
-        corpus = os.path.join(work, "corpus", t)
-        artifacts = os.path.join(work, "artifacts", t) + "/"
-        os.makedirs(corpus, exist_ok=True)
-        os.makedirs(artifacts, exist_ok=True)
-        timeout = args.timeout or TIMEOUTS.get(t, DEFAULT_TIMEOUT)
-        cmd = [] if args.no_nice else ["nice", "-n", "10"]
-        cmd += LAUNCHERS.get(t, []) + [exe, f"-max_total_time={args.seconds}", f"-timeout={timeout}", "-rss_limit_mb=2048",
-                "-print_final_stats=1", f"-artifact_prefix={artifacts}"]
-        if t in MAX_LEN:
-            cmd.append(f"-max_len={MAX_LEN[t]}")
-        if args.runs >= 0:
-            cmd.append(f"-runs={args.runs}")
-        dictionary = os.path.join(SOURCE, "tests", "fuzz", DICTIONARIES.get(t, ""))
-        if os.path.isfile(dictionary):
-            cmd.append(f"-dict={dictionary}")
-        inputs = [corpus, os.path.join(work, "seeds", SEEDS_OF.get(t, t))]
-        regressions = os.path.join(SOURCE, "tests", "fuzz", "regressions", SEEDS_OF.get(t, t))
-        if os.path.isdir(regressions):
-            inputs.append(regressions)
-        if t in LAUNCHERS:
-            files = [os.path.join(d, f) for d in inputs[1:] for f in sorted(os.listdir(d)) if not f.endswith(".expect")]
-            inputs = [corpus, "-seed_inputs=" + ",".join(files)]
-        cmd += inputs
-        print("run-fuzzers: " + " ".join(cmd), flush=True)
-        log_path = os.path.join(work, f"{t}.log")
-        start = time.time()
-        with open(log_path, "w") as log:
-            # The whole run's limit: the fuzzing time, the seeds' first pass and one slow input.
-            try:
-                r = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                   timeout=args.seconds + 600 + timeout if args.seconds else None)
-                code = r.returncode
-            except subprocess.TimeoutExpired:
-                code = "hung"
-        elapsed = time.time() - start
-        text = open(log_path, errors="replace").read()
-        stats = parse_stats(text)
-        execs = stats.get("number_of_executed_units", 0)
-        corpus_size = len(os.listdir(corpus))
-        # SIGINT (pkill -INT, Ctrl-C) makes libFuzzer print its stats and exit 72: a run cut
-        # short, not a finding, as long as it reported nothing before the interrupt.
-        cut_short = (code == 72 and "libFuzzer: run interrupted" in text and "Test unit written" not in text
-                     and "ERROR:" not in text)
-        result = "ok" if code == 0 else "interrupted, no finding" if cut_short else f"FINDING (exit {code})"
-        if cut_short:
+    # --jobs targets at a time; each row comes back with its report, printed in target order.
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        results = list(pool.map(lambda t: run_target(args, t, fuzz_build, work), targets))
+    rows, failed, interrupted = [], False, False
+    for row, report in results:
+        if report:
+            print(report, flush=True)
+        result = row[-1]
+        if result.startswith("interrupted"):
             interrupted = True
-        elif code != 0:
+        elif result != "ok":
             failed = True
-            saved = re.findall(r"(?:Test unit written to|artifact_prefix.*?; Test unit written to) (\S+)", text)
-            print(f"run-fuzzers: {t}: {result}; log {log_path}; input {saved[-1] if saved else '?'}")
-            tail = text.splitlines()[-60:]
-            print("\n".join("  | " + line for line in tail))
-        rows.append((t, elapsed, execs, corpus_size, result))
+        rows.append(row)
     print(f"{'target':10} {'seconds':>8} {'execs':>12} {'execs/s':>9} {'corpus':>7}  result")
     for t, elapsed, execs, corpus_size, result in rows:
         print(f"{t:10} {elapsed:8.0f} {execs:12d} {execs / max(elapsed, 1e-9):9.0f} {corpus_size:7d}  {result}")

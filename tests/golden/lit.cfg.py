@@ -7,7 +7,7 @@
 #   python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv build/tests/golden
 #   python3 /usr/lib/llvm-19/build/utils/lit/lit.py -v build/tests/golden/driver/stdin.dsp
 #
-# (ctest runs each file that way, as the test golden/<path>.)
+# (ctest runs each folder that way, as the test golden/<folder>.)
 #
 # RUN lines run with bash (`set -o pipefail`, the lines joined with &&), so shell syntax works:
 # pipes, `for` loops, `$(...)`, `test $? -eq 1`. Substitutions:

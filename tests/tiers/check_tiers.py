@@ -16,10 +16,10 @@ import sys
 # Each family and a regex of its tests' names: the default tier keeps at least one of each.
 DEFAULT_FAMILIES = {
     "unit tests (GoogleTest)": r"^[A-Z]\w*\.\w+$",
-    "golden: errors": r"^golden/errors/",
-    "golden: passes": r"^golden/passes/",
-    "golden: codegen": r"^golden/codegen/",
-    "golden: driver": r"^golden/driver/",
+    "golden: errors": r"^golden/errors$",
+    "golden: passes": r"^golden/passes$",
+    "golden: codegen": r"^golden/codegen$",
+    "golden: driver": r"^golden/driver$",
     "golden location check": r"^tools/golden-locations-check$",
     "end-to-end programs on hexagon-v68": r"^e2e/[^/]+/hexagon-v68$",
     "end-to-end programs on host": r"^e2e/[^/]+/host$",
