@@ -47,8 +47,9 @@ install(FILES ${CMAKE_BINARY_DIR}/cmake/dspcConfig.cmake ${CMAKE_BINARY_DIR}/cma
         DESTINATION ${DSPC_INSTALL_CMAKE_DIR})
 
 # cpack -G DEB: the same files under /usr. dpkg-shlibdeps adds the shared libraries dspc needs
-# (libstdc++, zlib, ...). libllvm19 is named too: Debian 12's dpkg-shlibdeps finds the package
-# of /usr/lib/llvm-19/lib/libLLVM.so.19.1 only on some runs. qemu-user runs the Hexagon code.
+# (libstdc++, zlib, ...). With LLVM linked shared (DSPC_LLVM_STATIC=OFF), libllvm19 and
+# libclang-cpp19 are named too: Debian 12's dpkg-shlibdeps finds the package of
+# /usr/lib/llvm-19/lib/libLLVM.so.19.1 only on some runs. qemu-user runs the Hexagon code.
 set(CPACK_PACKAGE_NAME dspc)
 set(CPACK_PACKAGE_VENDOR "dspc")
 set(CPACK_PACKAGE_CONTACT "dspc developers <dspc@localhost>")
@@ -62,5 +63,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CMAKE_BINARY_DIR}/runtime-support/host)
 # libclang-common-19-dev: Clang's resource headers (stdint.h, the HVX intrinsics), which the
 # in-process C/C++ compile of `dspc main.c kernels.dsp` reads.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "qemu-user, libllvm19, libclang-cpp19, libclang-common-19-dev")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "qemu-user, libclang-common-19-dev")
+if(NOT DSPC_LLVM_STATIC)
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libllvm19, libclang-cpp19")
+endif()
 include(CPack)

@@ -255,7 +255,12 @@ def cmd_deb(a):
     check(len(debs) == 1, f"cpack made one .deb: {debs}")
     deb = os.path.join(work, debs[0])
     info = run(["dpkg-deb", "--field", deb, "Package", "Version", "Depends"])
-    check("libllvm19" in info and "qemu-user" in info, "the package depends on libllvm19 and qemu-user")
+    check("qemu-user" in info and "libclang-common-19-dev" in info,
+          "the package depends on qemu-user and libclang-common-19-dev (Clang's resource headers)")
+    # libllvm19 exactly when the packaged dspc loads libLLVM (DSPC_LLVM_STATIC=OFF).
+    shared_llvm = "libLLVM" in run(["ldd", os.path.join(a.build_dir, "dspc")])
+    check(("libllvm19" in info) == shared_llvm,
+          f"the package depends on libllvm19 {'as' if shared_llvm else 'only if'} dspc loads libLLVM")
     out = run(["apt-get", "--simulate", "--no-install-recommends", "install", deb], expect=None)
     check("Inst dspc" in out or "Conf dspc" in out, "apt-get would install it here: its dependencies resolve")
     root = os.path.join(work, "root")
