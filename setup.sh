@@ -3,9 +3,10 @@
 #   bash setup.sh demo   install what is missing, build, compile and run the seed example
 #   bash setup.sh test   install what is missing, build, run the default tier of tests (ctest
 #                        -LE full: every layer and feature, a sample of each long family)
-#   bash setup.sh test-all  ... every test: the default tier, then the `full` tier (difftest,
-#                        every end-to-end program, install, benchmarks' smoke tests), then
-#                        test-sanitize and test-fuzz; CI (.ci/run) runs this
+#   bash setup.sh test-all  ... every test once: both tiers (the `full` tier adds difftest,
+#                        every end-to-end program, install, benchmarks' smoke tests), those
+#                        labelled `sanitize` in the sanitizer tree (test-sanitize), then
+#                        test-fuzz; CI (.ci/run) runs this
 #   bash setup.sh build  install what is missing and build
 #   bash setup.sh install PREFIX   ... and install dspc into PREFIX (bin/dspc, lib/, include/,
 #                        lib/cmake/dspc for find_package(dspc)); the prefix may move later
@@ -115,9 +116,12 @@ case "$mode" in
     ctest --output-on-failure -j 2 -LE full
     ;;
   test-all)
-    # Both tiers in one ctest run (it orders the long tests first), then the sanitizer and fuzz
-    # trees, each a command of its own below.
-    (cd "$build_dir" && ctest --output-on-failure -j 2)
+    # Every test once, both tiers, in the strictest build that runs it: those labelled
+    # `sanitize` (unit, golden, bad input, host end-to-end and sessions) in the sanitizer tree
+    # (test-sanitize, ASan+UBSan), where they also check memory and undefined behaviour; the
+    # rest (Hexagon runs, the full tier's samples, install, the benchmarks) here. Then the
+    # libFuzzer targets (test-fuzz) in the sanitizer tree.
+    (cd "$build_dir" && ctest --output-on-failure -j 2 -LE sanitize)
     bash ./setup.sh test-sanitize
     bash ./setup.sh test-fuzz
     ;;
