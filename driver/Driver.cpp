@@ -267,6 +267,7 @@ int print_info(unsigned id) {
 bool apply_flag(unsigned id, DriverOptions& o) {
   switch (id) {
     case OPT_print_after_all: o.lower.print_after_all = true; return true;
+    case OPT_explain_schedule: o.lower.explain_schedule = true; return true;
     case OPT_verify_each: o.lower.verify_each = true; return true;
     case OPT_time_passes: o.time_passes = true; return true;
     case OPT_no_auto_hvx: o.auto_hvx = false; return true;

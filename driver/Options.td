@@ -59,6 +59,11 @@ def no_vtcm_plan : F<"no-vtcm-plan", grp_compile,
 defm print_after : Eq<"print-after", "PASS", grp_compile,
   "print the TIR after PASS on standard error (repeatable); see --list-passes">;
 def print_after_all : F<"print-after-all", grp_compile, "print the TIR after every pass on standard error">;
+def explain_schedule : F<"explain-schedule", grp_compile,
+  "say on standard error, for each stage, the schedule it gets (written,\n"
+  "automatic or inlined) and what keeps it from HVX speed: reads whose lanes\n"
+  "are not neighbours in memory, lane types without HVX instructions, an\n"
+  "innermost extent below one vector">;
 def verify_each : F<"verify-each", grp_compile, "verify the TIR after every pass">;
 def time_passes : F<"time-passes", grp_compile,
   "time each of dspc's passes and LLVM's (optimisation and code generation),\n"

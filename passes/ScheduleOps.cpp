@@ -29,6 +29,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -617,11 +619,177 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
   return out;
 }
 
+// ---------------------------------------------------------------- --explain-schedule
+
+// How an index moves when `x` steps by one: its stride along x (0: x does not appear), or
+// nullopt when it is not affine in x (x / 2, a load, a select on x). Clamps (min, max), which
+// the automatic schedule drops inside the boundaries, keep the stride of their moving side.
+std::optional<int64_t> stride_along(const Expr& e, const VarNode* x, bool& reads_memory) {
+  if (e.as<IntImm>() || e.as<FloatImm>()) return 0;
+  if (const auto* v = e.as<VarNode>()) return v == x ? 1 : 0;
+  if (const auto* c = e.as<Cast>()) return c->dtype.is_float() ? std::nullopt : stride_along(c->value, x, reads_memory);
+  if (e.as<Load>()) {
+    reads_memory = true;
+    return std::nullopt;
+  }
+  const auto* b = e.as<Binary>();
+  if (!b) return std::nullopt;
+  std::optional<int64_t> sa = stride_along(b->a, x, reads_memory), sb = stride_along(b->b, x, reads_memory);
+  if (!sa || !sb) return std::nullopt;
+  switch (b->op) {
+    case BinaryOp::Add: return *sa + *sb;
+    case BinaryOp::Sub: return *sa - *sb;
+    case BinaryOp::Mul: {
+      const auto* ka = b->a.as<IntImm>();
+      const auto* kb = b->b.as<IntImm>();
+      if (kb) return *sa * kb->value;
+      if (ka) return *sb * ka->value;
+      return *sa == 0 && *sb == 0 ? std::optional<int64_t>(0) : std::nullopt;
+    }
+    case BinaryOp::Min:
+    case BinaryOp::Max:
+      if (*sa == *sb || *sb == 0) return *sa;
+      if (*sa == 0) return *sb;
+      return std::nullopt;
+    default: return *sa == 0 && *sb == 0 ? std::optional<int64_t>(0) : std::nullopt;
+  }
+}
+
+// The reads of a stage whose lanes, one element of x apart, are not neighbours in memory.
+std::vector<std::string> read_notes(const Stage& stage, const VarNode* x) {
+  struct Reads : IRVisitor {
+    const VarNode* x;
+    std::vector<std::string> notes;
+    void visit_Load(const Load* op) override {
+      IRVisitor::visit_Load(op);
+      const Buffer& buf = op->buffer;
+      std::string what = "reads " + print_expr(Load::make(buf, op->indices));
+      bool reads_memory = false;
+      int64_t step = 0;  // elements between neighbouring lanes
+      bool affine = true;
+      int64_t row = 1;
+      for (size_t d = op->indices.size(); d-- > 0;) {
+        std::optional<int64_t> s = stride_along(op->indices[d], x, reads_memory);
+        if (!s) {
+          affine = false;
+          break;
+        }
+        step += *s * row;
+        row *= d < buf->shape.size() ? buf->shape[d] : 1;
+      }
+      const std::string along = " along " + x->name;
+      const std::string aligned_or_scalar =
+          "vector loads and a shuffle where they start on a vector boundary, else one scalar load per lane";
+      if (reads_memory) {
+        notes.push_back(what + ": an index read from memory (a gather): one scalar load per lane");
+      } else if (!affine) {
+        const auto* div = op->indices.back().as<Binary>();
+        bool reads_memory_too = false;
+        std::optional<int64_t> inner = div && div->op == BinaryOp::Div && div->b.as<IntImm>()
+                                           ? stride_along(div->a, x, reads_memory_too)
+                                           : std::nullopt;
+        if (inner == std::optional<int64_t>(1) && div->b.as<IntImm>()->value > 1)
+          notes.push_back(what + ": each element feeds " + std::to_string(div->b.as<IntImm>()->value) +
+                          " neighbouring lanes (an upsample): " + aligned_or_scalar);
+        else
+          notes.push_back(what + ": the index does not step evenly" + along +
+                          " (a division, a select): one scalar load per lane");
+      } else if (step == 0 || step == 1) {
+        return;  // one value for every lane (a broadcast), or neighbouring lanes: a vector load
+      } else if (step == -1) {
+        notes.push_back(what + ": backwards" + along + ": " + aligned_or_scalar + " (a reversal)");
+      } else if (step == 2) {
+        notes.push_back(what + ": lanes 2 elements apart" + along + " (a strided read): " + aligned_or_scalar);
+      } else {
+        notes.push_back(what + ": lanes " + std::to_string(step) + " elements apart" + along +
+                        " (a strided or transposed read): one scalar load per lane");
+      }
+    }
+  } r;
+  r.x = x;
+  r.visit(stage.body);
+  std::sort(r.notes.begin(), r.notes.end());
+  r.notes.erase(std::unique(r.notes.begin(), r.notes.end()), r.notes.end());
+  return r.notes;
+}
+
+// Lane types HVX has no instructions for (dspc writes no HVX floating point), read or written.
+std::vector<std::string> scalar_type_notes(const Stage& stage, const Target& target) {
+  std::set<std::string> types;
+  struct Types : IRVisitor {
+    std::set<std::string>* out;
+    void note(DataType t) {
+      if (t.is_float() || t.bits == 64) out->insert(t.element_of().str());
+    }
+    void visit(const Expr& e) override {
+      if (e.get()) note(e->dtype);
+      IRVisitor::visit(e);
+    }
+  } v;
+  v.out = &types;
+  v.note(stage.out->dtype);
+  v.visit(stage.body);
+  std::vector<std::string> notes;
+  if (target.arch != Arch::hexagon) return notes;
+  for (const auto& t : types)
+    notes.push_back(t + " values: HVX has no " + t + " lanes in dspc's code (no HVX floating point, no 64-bit lanes), "
+                    "so LLVM splits those vectors into scalar operations");
+  return notes;
+}
+
+void explain_func(const TensorFunc& f, const LowerOptions& options, std::ostream& os) {
+  std::set<const BufferNode*> inlined = options.auto_schedule ? pointwise_stages(f) : std::set<const BufferNode*>{};
+  for (const auto& st : f.stages) {
+    std::string head = "explain-schedule: " + f.name + ": " + st.out->name + " (" + st.out->dtype.str() + "[";
+    for (size_t d = 0; d < st.out->shape.size(); ++d) head += (d ? ", " : "") + std::to_string(st.out->shape[d]);
+    head += "])";
+    auto line = [&](const std::string& text) { os << head << ": " << text << "\n"; };
+    if (st.is_inlined() || inlined.count(st.out.get())) {
+      line(st.is_inlined() ? "inlined into its readers (compute_inline)"
+                           : "inlined into its readers by the automatic schedule (each reads it at the point it computes)");
+      continue;
+    }
+    if (const SchedulePrimitive* p = st.computed_at())
+      line("computed inside " + p->consumer + "'s loop over " + p->vars.at(0) + " (compute_at)");
+    const VarNode* x = st.index_vars.empty() ? nullptr : st.index_vars.back().get();
+    if (st.has_loop_schedule() || st.computed_at()) {
+      std::string written;
+      for (const auto& p : st.schedule) written += std::string(written.empty() ? "" : ", ") + schedule_kind_name(p.kind);
+      line("written schedule (" + written + ")" + (vectorizes(st) ? "" : ": no vectorize, so its loops are scalar"));
+      x = nullptr;  // the written loops decide the lanes: no guess at them here
+    } else if (!options.auto_schedule) {
+      line("no schedule and --no-auto-schedule: serial scalar loops");
+      x = nullptr;
+    } else if (!x) {
+      line("a single value: no loop to vectorize");
+    } else {
+      int lanes = auto_lanes(st, options.target);
+      int64_t extent = st.out->shape.back();
+      std::string how = "automatic schedule: " + x->name + " vectorized by " + std::to_string(lanes) +
+                        " lanes (a vector of its narrowest type), the boundaries partitioned";
+      if (lanes <= 1)
+        how = "automatic schedule: scalar loops (the target has no vectors)";
+      else if (extent < lanes)
+        how += "; but " + x->name + "'s extent " + std::to_string(extent) +
+               " is below one vector, so the stage runs in scalar code (a wider innermost dimension, or a "
+               "written schedule that vectorizes another, would fill vectors)";
+      line(how);
+      if (lanes <= 1 || extent < lanes) x = nullptr;
+    }
+    if (x)
+      for (const auto& n : read_notes(st, x)) line(n);
+    for (const auto& n : scalar_type_notes(st, options.target)) line(n);
+  }
+}
+
 }  // namespace
 
 Module schedule_ops(const TensorProgram& program, const LowerOptions& options) {
   Module m;
-  for (const auto& f : program.funcs) m.funcs.push_back(lower_func(f, options));
+  for (const auto& f : program.funcs) {
+    if (options.explain_schedule && options.trace) explain_func(f, options, *options.trace);
+    m.funcs.push_back(lower_func(f, options));
+  }
   return m;
 }
 

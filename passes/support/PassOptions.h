@@ -31,6 +31,10 @@ struct LowerOptions {
   // Stages without a schedule get the automatic one (vectorized innermost dimension,
   // partitioned boundaries); false leaves them as plain serial loop nests.
   bool auto_schedule = true;
+  // schedule-ops writes to `trace`, for each stage, the schedule it gets (written, automatic,
+  // inlined) and what keeps it from HVX speed: reads whose lanes are not neighbours in memory,
+  // lane types HVX code has no instructions for, an innermost extent below one vector.
+  bool explain_schedule = false;
   // group-device-calls orders a graph's calls so that device calls run together, one device
   // function per group; false: source order, one device function per device call (a baseline).
   bool group_device_calls = true;

@@ -4,7 +4,7 @@
   stdout_clean.py --dspc build/dspc --source-dir . --work-dir /tmp/x --qemu qemu-hexagon
 
 Every command runs twice: as given, and with every option that makes dspc talk added
-(--print-after-all, --time-passes, --verify-each; --keep-temps for `dspc run`), and for
+(--print-after-all, --time-passes, --verify-each, --explain-schedule; --keep-temps for `dspc run`), and for
 Hexagon runs of the runner with a simulator that itself writes to stdout and stderr (a wrapper
 around qemu-hexagon given as --qemu). Sessions (--session, graphs) run qemu-hexagon itself: the
 device server's sandbox lets no wrapper script start a program, and the session captures the
@@ -26,7 +26,7 @@ import sys
 
 import clitest
 
-NOISE_COMPILE = ["--print-after-all", "--time-passes", "--verify-each"]
+NOISE_COMPILE = ["--print-after-all", "--time-passes", "--verify-each", "--explain-schedule"]
 NOISE_RUN = NOISE_COMPILE + ["--keep-temps"]
 BAD_DSP = "func broken(A: u8[4]) -> (B: u8[4]) {\n  B[i] = A[i] +\n}\n"
 
