@@ -225,10 +225,8 @@ llvm::Value* FunctionCodegen::eval_shift(const Binary* op, llvm::Value* a, llvm:
     return arith ? shift(a, constant(ty, bits - 1)) : zero;
   }
   // An amount proved inside [0, bits) (`y % 16`, `n & 7`, a narrow unsigned value) needs no
-  // guard: the shift by a scalar then selects HVX's vasl/vasr/vlsr(v, r). IndexBounds with no
-  // variable known reads each variable as its dtype's whole range.
-  const auto* splat = op->b.as<Broadcast>();
-  Interval amount = IndexBounds().of(splat ? splat->value : op->b);
+  // guard. IndexBounds with no variable known reads each variable as its dtype's whole range.
+  Interval amount = IndexBounds().of(op->b);
   if (amount.lo >= 0 && amount.hi < bits) return shift(a, b);
   // Read as unsigned, a negative signed amount is >= bits too.
   llvm::Value* out = b_.CreateICmpUGE(b, constant(ty, bits));

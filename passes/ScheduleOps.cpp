@@ -740,9 +740,8 @@ std::vector<std::string> scalar_type_notes(const Stage& stage, const Target& tar
 void explain_func(const TensorFunc& f, const LowerOptions& options, std::ostream& os) {
   std::set<const BufferNode*> inlined = options.auto_schedule ? pointwise_stages(f) : std::set<const BufferNode*>{};
   for (const auto& st : f.stages) {
-    std::string head = "explain-schedule: " + f.name + ": " + st.out->name + " (" + st.out->dtype.str() + "[";
-    for (size_t d = 0; d < st.out->shape.size(); ++d) head += (d ? ", " : "") + std::to_string(st.out->shape[d]);
-    head += "])";
+    std::string head =
+        "explain-schedule: " + f.name + ": " + st.out->name + " (" + st.out->dtype.str() + shape_str(st.out->shape) + ")";
     auto line = [&](const std::string& text) { os << head << ": " << text << "\n"; };
     if (st.is_inlined() || inlined.count(st.out.get())) {
       line(st.is_inlined() ? "inlined into its readers (compute_inline)"

@@ -180,6 +180,8 @@ Interval IndexBounds::of(const Expr& e) {
     return fit(t, of(op->value));
   }
   if (const auto* op = e.as<Binary>()) return binary(op);
+  // Every lane of a broadcast holds its value.
+  if (const auto* op = e.as<Broadcast>()) return of(op->value);
   if (const auto* op = e.as<Unary>()) {
     if (!t.is_integer()) return full(t);
     Interval a = of(op->value);

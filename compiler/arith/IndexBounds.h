@@ -10,6 +10,7 @@
 // Limits (all on the safe side: a read it accepts is in bounds, but "may be out of bounds" can
 // be a false alarm):
 // - not relational: i - i is [lo - hi, hi - lo], not 0; a variable used twice is two values;
+// - a vector's interval holds every lane's value (a broadcast: its value's);
 // - loads, floats, unknown variables and most bitwise operators give the dtype's whole range;
 // - only comparisons of a known variable with anything, !, && (branch taken) and || (not
 //   taken) narrow;
