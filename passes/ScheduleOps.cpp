@@ -715,23 +715,21 @@ std::vector<std::string> read_notes(const Stage& stage, const VarNode* x) {
 
 // Lane types HVX has no instructions for (dspc writes no HVX floating point), read or written.
 std::vector<std::string> scalar_type_notes(const Stage& stage, const Target& target) {
-  std::set<std::string> types;
+  std::vector<std::string> notes;
+  if (target.arch != Arch::hexagon) return notes;
   struct Types : IRVisitor {
-    std::set<std::string>* out;
+    std::set<std::string> found;
     void note(DataType t) {
-      if (t.is_float() || t.bits == 64) out->insert(t.element_of().str());
+      if (t.is_float() || t.bits == 64) found.insert(t.element_of().str());
     }
     void visit(const Expr& e) override {
       if (e.get()) note(e->dtype);
       IRVisitor::visit(e);
     }
   } v;
-  v.out = &types;
   v.note(stage.out->dtype);
   v.visit(stage.body);
-  std::vector<std::string> notes;
-  if (target.arch != Arch::hexagon) return notes;
-  for (const auto& t : types)
+  for (const auto& t : v.found)
     notes.push_back(t + " values: HVX has no " + t + " lanes in dspc's code (no HVX floating point, no 64-bit lanes), "
                     "so LLVM splits those vectors into scalar operations");
   return notes;
