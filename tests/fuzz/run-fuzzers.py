@@ -12,9 +12,9 @@
 
 --fuzz-build is a build tree configured with -DDSPC_FUZZ=ON: `bash setup.sh test-fuzz` uses the
 sanitizer tree, build-sanitize (edge coverage only); a tree of its own with DSPC_FUZZ alone has
-the full instrumentation for long runs (docs/testing.md "Fuzzing"). --seed-build is a normal build tree (default build/): its dspc prints the TIR
-seeds, and its test outputs give .npy files and shared modules; without it those seeds are
-left out. For each target NAME, the run is
+the full instrumentation for long runs (docs/testing.md "Fuzzing"). --seed-build is a normal
+build tree (default build/): its dspc prints the TIR seeds, and its test outputs give .npy
+files and shared modules; without it those seeds are left out. For each target NAME, the run is
 
   nice -n 10 FUZZ_BUILD/tests/fuzz/fuzz_NAME -max_total_time=SECONDS -timeout=T \\
       -rss_limit_mb=2048 -print_final_stats=1 [-max_len=8192 -dict=tests/fuzz/dsp.dict] \\
