@@ -8,7 +8,8 @@
 --runs N stops each target after N executions; given without --seconds, there is no time limit
 (a run of 10 million executions: --runs 10000000).
 
---jobs N runs N targets at a time (each is one process; `bash setup.sh test-fuzz` runs two).
+--jobs N runs N targets at a time (each is one process; `bash setup.sh test-fuzz` runs two),
+and the seed build's dspc on N files at a time for the TIR seeds.
 
 --fuzz-build is a build tree configured with -DDSPC_FUZZ=ON: `bash setup.sh test-fuzz` uses the
 sanitizer tree, build-sanitize (edge coverage only); a tree of its own with DSPC_FUZZ alone has
@@ -187,7 +188,7 @@ def thin(folder, keep):
     return keep
 
 
-def make_seeds(seed_dir, seed_build, targets, max_seeds=0):
+def make_seeds(seed_dir, seed_build, targets, max_seeds=0, jobs=1):
     dspc = os.path.join(seed_build, "dspc") if seed_build else None
     have_dspc = dspc and os.access(dspc, os.X_OK)
     if seed_build and not have_dspc:
@@ -211,13 +212,16 @@ def make_seeds(seed_dir, seed_build, targets, max_seeds=0):
         add("tir", f"file-{i:04d}-{os.path.basename(path)}", data)
         add("pipeline", f"file-{i:04d}-{os.path.basename(path)}", data)
     if have_dspc and ("tir" in targets or "pipeline" in targets):
-        for i, path in enumerate(dsps):
-            base = os.path.splitext(os.path.basename(path))[0]
-            if "tir" in targets:
-                for k, text in enumerate(tir_of(dspc, path, True)):
+        # dspc twice per file (every pass's TIR, the final TIR), `jobs` files at a time.
+        def tirs(path):
+            return (tir_of(dspc, path, True) if "tir" in targets else [],
+                    tir_of(dspc, path, False) if "pipeline" in targets else [])
+        with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+            for i, (path, (every_pass, final)) in enumerate(zip(dsps, pool.map(tirs, dsps))):
+                base = os.path.splitext(os.path.basename(path))[0]
+                for k, text in enumerate(every_pass):
                     add("tir", f"{i:04d}-{base}-{k}.tir", text.encode())
-            if "pipeline" in targets:
-                for text in tir_of(dspc, path, False):
+                for text in final:
                     add("pipeline", f"{i:04d}-{base}.tir", text.encode())
     if "npy" in targets:
         for descr, size in (("|u1", 1), ("|i1", 1), ("<i2", 2), ("<u2", 2), ("<i4", 4), ("<u4", 4), ("<i8", 8),
@@ -333,7 +337,8 @@ def main():
                     help="at most this many seeds per target, evenly chosen (default: all)")
     ap.add_argument("--timeout", type=int, default=0, help="per-input limit in seconds (default: 20, pipeline 60)")
     ap.add_argument("--no-nice", action="store_true")
-    ap.add_argument("--jobs", type=int, default=1, help="targets run at a time (default 1)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="targets run at a time, and dspc's runs for the seeds (default 1)")
     args = ap.parse_args()
     if args.seconds is None:
         args.seconds = 0 if args.runs >= 0 else 20  # libFuzzer: -max_total_time=0 is no limit
@@ -347,7 +352,7 @@ def main():
     work = os.path.join(fuzz_build, "fuzz")
     seed_build = os.path.abspath(args.seed_build) if args.seed_build and os.path.isdir(args.seed_build) else None
     counts = make_seeds(os.path.join(work, "seeds"), seed_build, targets + [SEEDS_OF[t] for t in targets if t in SEEDS_OF],
-                        args.max_seeds)
+                        args.max_seeds, args.jobs)
     print("run-fuzzers: seeds " + ", ".join(f"{t} {counts.get(SEEDS_OF.get(t, t), 0)}" for t in targets), flush=True)
 
     for t in targets:
