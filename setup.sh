@@ -85,8 +85,9 @@ sanitize_tree() {
 }
 
 case "$mode" in
-  test) build "$build_dir" -DDSPC_BENCH=OFF ;;  # the default tier does not run bench/'s tests
-  test-all) build "$build_dir" -DDSPC_BENCH=ON ;;
+  test) build "$build_dir" -DDSPC_BENCH=OFF -DDSPC_GTEST=ON ;;  # the default tier does not run bench/'s tests
+  # The GoogleTest suites run in the sanitizer tree only (test-sanitize), so build/ leaves them out.
+  test-all) build "$build_dir" -DDSPC_BENCH=ON -DDSPC_GTEST=OFF ;;
   test-sanitize) ;;
   *) build "$build_dir" ;;
 esac
