@@ -509,12 +509,14 @@ llvm::Value* FunctionCodegen::interleaved_load(const Load* op, llvm::Type* mty) 
   return nullptr;
 }
 
-// A vector load whose lanes read known offsets from an aligned scalar base, each vector
-// register's worth of lanes within two neighbouring aligned vectors: a clamped tap at a
-// constant position (I[y, max(x - 1, 0)] over the first vector of a row reads lanes 0, 0, 1,
-// ..., 126). The aligned vectors, then one two-vector shuffle per register (a realignment, or
-// a permute for repeated lanes), instead of a lane-by-lane gather. Null when the load is not
-// of that form.
+// A vector load whose lanes read known offsets from an aligned scalar base (plus a constant),
+// each vector register's worth of lanes within at most four neighbouring aligned vectors: a
+// clamped tap at a constant position (I[y, max(x - 1, 0)] over the first vector of a row reads
+// lanes 0, 0, 1, ..., 126), or a strided read (I[y, 2 * x + 1], I[y, 3 * x]). The aligned
+// vectors, then per register a two-vector shuffle (a realignment, a permute for repeated
+// lanes, an even or odd half) and one more for each further vector, instead of a lane-by-lane
+// gather. Only the aligned vectors holding a lane's element are read. Null when the load is
+// not of that form.
 llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
   int64_t width = hooks_->split_load_bytes();
   auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(mty);
@@ -528,21 +530,33 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
   Expr base;
   std::vector<int64_t> off;
   if (!lane_offsets(op->indices[0], lanes, base, off)) return nullptr;
+  // The base's constant term (I[2 * x + 1]) goes into the offsets, so that the rest of it may
+  // be a known multiple of the register width.
+  if (auto [rest, c] = split_constant(base); c) {
+    for (int64_t& o : off) o += c;
+    base = rest ? rest : make_const(base.dtype(), 0);
+  }
   auto it = handle_align_.find(op->buffer->data.get());
   int64_t base_align = low_power_of_two(it == handle_align_.end() ? eb : it->second);
   std::optional<int64_t> k = const_int(base);
   int64_t multiple = k ? (*k == 0 ? kMaxMultiple : low_power_of_two(std::abs(*k))) : known_multiple(base);
   if (std::min<int64_t>(base_align, target_.alloc_alignment) < width || (multiple * eb) % width) return nullptr;
   auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
-  // Each register's lanes: within blocks b and b + 1 (in units of `per` elements).
-  std::vector<int64_t> first_block;
+  // Each register's lanes: within blocks b to b + n - 1 (in units of `per` elements), n <= 4.
+  std::vector<int64_t> first_block, blocks;
   for (int64_t p = 0; p < lanes; p += per) {
     int64_t lo = off[p], hi = off[p];
     for (int64_t i = p; i < p + per; ++i) lo = std::min(lo, off[i]), hi = std::max(hi, off[i]);
     int64_t b = floor_div(lo, per);
-    if (floor_div(hi, per) > b + 1) return nullptr;
+    int64_t n = floor_div(hi, per) - b + 1;
+    if (n > 4) return nullptr;
     first_block.push_back(b);
+    blocks.push_back(n);
   }
+  // Whole aligned vectors, lane for lane: the plain load does that.
+  bool plain = true;
+  for (int64_t i = 0; i < lanes && plain; ++i) plain = off[i] - first_block[i / per] * per == i % per;
+  if (plain) return nullptr;
   llvm::Value* start = handle_of(op->buffer);
   if (!k || *k != 0)
     start = b_.CreateInBoundsGEP(memory_type(ctx_, op->buffer->dtype), start, to_index(eval(base), base.dtype()));
@@ -551,18 +565,26 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
     llvm::Value* p = b_.CreateConstGEP1_64(vt->getElementType(), start, b * per);
     return b_.CreateAlignedLoad(piece_ty, p, llvm::Align(width));
   };
+  // Per register: a shuffle of its first two blocks, then one more shuffle for each further
+  // block, which keeps the lanes placed so far and takes that block's.
   std::vector<llvm::Value*> pieces;
   for (size_t r = 0; r < first_block.size(); ++r) {
     int64_t b = first_block[r];
     std::vector<int> mask;
-    bool two = false;
     for (int64_t i = 0; i < per; ++i) {
       int64_t at = off[r * per + i] - b * per;
-      two |= at >= per;
-      mask.push_back(static_cast<int>(at));
+      mask.push_back(at < 2 * per ? static_cast<int>(at) : -1);
     }
-    llvm::Value* lo = block(b);
-    pieces.push_back(two ? b_.CreateShuffleVector(lo, block(b + 1), mask) : b_.CreateShuffleVector(lo, mask));
+    llvm::Value* v = blocks[r] == 1 ? b_.CreateShuffleVector(block(b), mask)
+                                    : b_.CreateShuffleVector(block(b), block(b + 1), mask);
+    for (int64_t k = 2; k < blocks[r]; ++k) {
+      for (int64_t i = 0; i < per; ++i) {
+        int64_t at = off[r * per + i] - (b + k) * per;
+        mask[i] = at >= 0 && at < per ? static_cast<int>(per + at) : static_cast<int>(i);
+      }
+      v = b_.CreateShuffleVector(v, block(b + k), mask);
+    }
+    pieces.push_back(v);
   }
   return pieces.size() == 1 ? pieces[0] : llvm::concatenateVectors(b_, pieces);
 }

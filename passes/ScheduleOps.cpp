@@ -679,7 +679,8 @@ std::vector<std::string> read_notes(const Stage& stage, const VarNode* x) {
       }
       const std::string along = " along " + x->name;
       const std::string aligned_or_scalar =
-          "vector loads and a shuffle where they start on a vector boundary, else one scalar load per lane";
+          "vector loads and a shuffle where the index less its constant term starts on a vector "
+          "boundary, else one scalar load per lane";
       if (reads_memory) {
         notes.push_back(what + ": an index read from memory (a gather): one scalar load per lane");
       } else if (!affine) {
@@ -700,6 +701,10 @@ std::vector<std::string> read_notes(const Stage& stage, const VarNode* x) {
         notes.push_back(what + ": backwards" + along + ": " + aligned_or_scalar + " (a reversal)");
       } else if (step == 2) {
         notes.push_back(what + ": lanes 2 elements apart" + along + " (a strided read): " + aligned_or_scalar);
+      } else if (step == 3 || step == 4) {
+        notes.push_back(what + ": lanes " + std::to_string(step) + " elements apart" + along +
+                        " (a strided read): " + aligned_or_scalar + " (a vector's lanes must lie in four aligned "
+                        "vectors)");
       } else {
         notes.push_back(what + ": lanes " + std::to_string(step) + " elements apart" + along +
                         " (a strided or transposed read): one scalar load per lane");
