@@ -36,13 +36,14 @@ namespace {
 // ---------------------------------------------------------------- patterns
 
 struct Pattern {
-  enum Kind { Binary, Cast, Bcast, Clamp, Half, OptShr, Wild, Constant, Literal } kind = Wild;
+  enum Kind { Binary, Cast, Wide, Bcast, Clamp, Half, OptShr, Wild, Constant, Literal } kind = Wild;
   BinaryOp op = BinaryOp::Add;
   DataType type;           // Cast: the lane type cast to; Wild: the operand's lane type
   std::string byte;        // Wild: "sbyte" or "ubyte" for a scalar byte, else empty
   std::string name;        // Wild, Constant: the bound name
   int64_t lo = 0, hi = 0;  // Constant: its range; Literal: lo is the value
   std::vector<Pattern> kids;
+  bool signed_only = false;  // Wide: the wider type must be signed (swide)
 };
 
 // A parse error of a pattern string, with where it happened.
@@ -100,6 +101,10 @@ class PatternParser {
       } else if (auto t = lane_type(head)) {
         p.kind = Pattern::Cast;
         p.type = *t;
+        arity = 1;
+      } else if (head == "wide" || head == "swide") {
+        p.kind = Pattern::Wide;
+        p.signed_only = head == "swide";
         arity = 1;
       } else if (head == "bcast") {
         p.kind = Pattern::Bcast;
@@ -296,6 +301,15 @@ bool match(const Pattern& p, const Expr& e, Bindings& b) {
       return c && c->dtype.bits == p.type.bits && c->dtype.code == p.type.code &&
              match(p.kids[0], c->value, b);
     }
+    case Pattern::Wide: {
+      // An integer cast to at least twice the width: signed when the value is (and for swide).
+      const auto* c = e.as<dspc::Cast>();
+      if (!c || !c->dtype.is_integer() || !c->value.dtype().is_integer() ||
+          c->dtype.bits < 2 * c->value.dtype().bits)
+        return false;
+      if ((p.signed_only || c->value.dtype().is_int()) && !c->dtype.is_int()) return false;
+      return match(p.kids[0], c->value, b);
+    }
     case Pattern::Bcast: {
       const auto* c = e.as<Broadcast>();
       if (!c) return false;
@@ -385,7 +399,7 @@ std::optional<HvxMatch> match_hvx_idiom(const Expr& e, const Target& target) {
       if (!row.matcher(e, m)) continue;
     } else {
       const Pattern& p = row.pattern;
-      if ((p.kind == Pattern::Cast) != (kind == NodeKind::Cast)) continue;
+      if ((p.kind == Pattern::Cast || p.kind == Pattern::Wide) != (kind == NodeKind::Cast)) continue;
       Bindings b;
       if (!match(p, e, b)) continue;
       for (const std::string& name : row.operands) {
