@@ -577,12 +577,12 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
     }
     llvm::Value* v = blocks[r] == 1 ? b_.CreateShuffleVector(block(b), mask)
                                     : b_.CreateShuffleVector(block(b), block(b + 1), mask);
-    for (int64_t k = 2; k < blocks[r]; ++k) {
+    for (int64_t j = 2; j < blocks[r]; ++j) {
       for (int64_t i = 0; i < per; ++i) {
-        int64_t at = off[r * per + i] - (b + k) * per;
+        int64_t at = off[r * per + i] - (b + j) * per;
         mask[i] = at >= 0 && at < per ? static_cast<int>(per + at) : static_cast<int>(i);
       }
-      v = b_.CreateShuffleVector(v, block(b + k), mask);
+      v = b_.CreateShuffleVector(v, block(b + j), mask);
     }
     pieces.push_back(v);
   }

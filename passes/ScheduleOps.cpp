@@ -699,12 +699,9 @@ std::vector<std::string> read_notes(const Stage& stage, const VarNode* x) {
         return;  // one value for every lane (a broadcast), or neighbouring lanes: a vector load
       } else if (step == -1) {
         notes.push_back(what + ": backwards" + along + ": " + aligned_or_scalar + " (a reversal)");
-      } else if (step == 2) {
-        notes.push_back(what + ": lanes 2 elements apart" + along + " (a strided read): " + aligned_or_scalar);
-      } else if (step == 3 || step == 4) {
-        notes.push_back(what + ": lanes " + std::to_string(step) + " elements apart" + along +
-                        " (a strided read): " + aligned_or_scalar + " (a vector's lanes must lie in four aligned "
-                        "vectors)");
+      } else if (step >= 2 && step <= 4) {
+        notes.push_back(what + ": lanes " + std::to_string(step) + " elements apart" + along + " (a strided read): " +
+                        aligned_or_scalar + (step > 2 ? " (a vector's lanes must lie in four aligned vectors)" : ""));
       } else {
         notes.push_back(what + ": lanes " + std::to_string(step) + " elements apart" + along +
                         " (a strided or transposed read): one scalar load per lane");

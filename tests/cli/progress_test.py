@@ -7,8 +7,8 @@ A run that takes over 2 s (a simulator that first waits 3 s, then runs the progr
 stderr on a terminal (a pseudo-terminal) shows `dspc: running alloc_vtcm, N s` and erases the
 line before its own messages, so the check line and the results are intact. The same run with
 stderr on a pipe, with --quiet on the terminal, or on a terminal whose TERM is dumb, shows no
-progress. The terminal runs set TERM themselves (xterm), whatever the caller's environment. A graph run many times
-shows which inference it is at (`inference K of N`).
+progress. The terminal runs set TERM themselves (xterm), whatever the caller's environment. A
+graph run many times shows which inference it is at (`inference K of N`).
 """
 import os
 import pty
@@ -69,13 +69,10 @@ def main():
     if not out.startswith(b"C"):
         failures.append(f"on a terminal: stdout is not the result: {out[:200]!r}")
 
-    status, out, seen = run_on_terminal(cmd + ["--quiet"])
-    if status != 0 or PROGRESS.search(seen) or b"\x1b[K" in seen:
-        failures.append(f"--quiet on a terminal: progress shown (exit {status}): {seen[-500:]!r}")
-
-    status, out, seen = run_on_terminal(cmd, term="dumb")
-    if status != 0 or PROGRESS.search(seen) or b"\x1b[K" in seen:
-        failures.append(f"TERM=dumb on a terminal: progress shown (exit {status}): {seen[-500:]!r}")
+    for what, args, term in [("--quiet on a terminal", ["--quiet"], "xterm"), ("TERM=dumb on a terminal", [], "dumb")]:
+        status, out, seen = run_on_terminal(cmd + args, term=term)
+        if status != 0 or PROGRESS.search(seen) or b"\x1b[K" in seen:
+            failures.append(f"{what}: progress shown (exit {status}): {seen[-500:]!r}")
 
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if r.returncode != 0 or b"dspc: running" in r.stderr or b"\x1b[K" in r.stderr:
