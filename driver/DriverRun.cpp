@@ -5,8 +5,11 @@
 #include <iostream>
 #include <sstream>
 
+#include <set>
+
 #include "codegen/Codegen.h"
 #include "compiler/interp/Npy.h"
+#include "compiler/ir/IRVisitor.h"
 #include "driver/Compile.h"
 #include "driver/Driver.h"
 #include "driver/DriverGraph.h"
@@ -52,6 +55,46 @@ const EntryInfo* pick_func(const DriverOptions& o, const Compilation& c, const S
           " (functions: " + names + (graphs.empty() ? "" : "; graphs: " + graphs) + ")";
   if (!why.empty()) report.fail(why);
   return entry;
+}
+
+// What running func `name` needs of `c`: that func, the funcs it calls (call_func, at any
+// depth), and their entries. The pipeline has lowered and checked the whole file; only the
+// machine code of the rest is left out, so a file of many funcs runs each without compiling
+// them all. Constants stay (LLVM drops those no kept function reads).
+Compilation only_func(const Compilation& c, const std::string& name) {
+  struct Callees : IRVisitor {
+    std::vector<std::string> names;
+    void visit_Call(const Call* op) override {
+      if (op->call_kind == CallKind::Func) names.push_back(op->name);
+      IRVisitor::visit_Call(op);
+    }
+  };
+  std::set<std::string> keep{name};
+  std::vector<std::string> todo{name};
+  while (!todo.empty()) {
+    std::string n = todo.back();
+    todo.pop_back();
+    for (const PrimFunc& f : c.module.funcs) {
+      if (f.name != n) continue;
+      Callees callees;
+      callees.visit(f.body);
+      for (const std::string& callee : callees.names)
+        if (keep.insert(callee).second) todo.push_back(callee);
+    }
+  }
+  Compilation out;
+  out.module.graph_plans = c.module.graph_plans;
+  out.module.constants = c.module.constants;
+  for (const PrimFunc& f : c.module.funcs)
+    if (keep.count(f.name)) out.module.funcs.push_back(f);
+  for (const PackedFunc& f : c.module.packed)
+    if (keep.count(f.kernel)) out.module.packed.push_back(f);
+  if (c.program) {
+    out.program.emplace();
+    for (const TensorFunc& f : c.program->funcs)
+      if (keep.count(f.name)) out.program->funcs.push_back(f);
+  }
+  return out;
 }
 
 RunSignature func_signature(const EntryInfo& entry) {
@@ -115,7 +158,8 @@ int run_func(const DriverOptions& o, const Compilation& c, const EntryInfo& entr
     module = dir + "/" + entry.name + (o.session ? ".so" : ".elf");
     Diagnostics diag(std::cerr);
     EmitTimings times;
-    bool built = o.session ? emit_shared(o, c, module, diag, &times) : emit_executable(o, c, module, diag, &times);
+    Compilation only = only_func(c, entry.name);
+    bool built = o.session ? emit_shared(o, only, module, diag, &times) : emit_executable(o, only, module, diag, &times);
     report.time("codegen", times.codegen_ms);
     report.time("link", times.link_ms);
     if (built) return -1;
