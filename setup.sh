@@ -132,8 +132,9 @@ case "$mode" in
     # Any report is fatal: abort_on_error makes it a crash, which `not` in golden RUN lines and
     # every test's exit-code check count as a failure (ASan's default exit code, 1, would look
     # like a user error). use_sigaltstack=0: see driver/main.cpp (LLVM's signal handlers replace
-    # ASan's alternate stack). No suppressions.
-    export ASAN_OPTIONS=abort_on_error=1:use_sigaltstack=0:detect_leaks=1:strict_string_checks=1
+    # ASan's alternate stack). No suppressions. quarantine_size_mb=64 (default 256): see
+    # docs/testing.md, "Sanitizers".
+    export ASAN_OPTIONS=abort_on_error=1:use_sigaltstack=0:detect_leaks=1:strict_string_checks=1:quarantine_size_mb=64
     export UBSAN_OPTIONS=abort_on_error=1:halt_on_error=1:print_stacktrace=1
     cd "$build_dir"
     ctest --output-on-failure -j 2 -L sanitize
