@@ -28,15 +28,16 @@
 #include "codegen/CodegenLLVM.h"
 #include "codegen/HvxIdioms.h"
 
+// The LLVM backends of targets/Targets.def's arches, one DSPC_LLVM_BACKEND(Name) row each,
+// written by CMake (the same list leaves the other backends out of the executables).
 extern "C" {
-void LLVMInitializeHexagonTargetInfo();
-void LLVMInitializeHexagonTarget();
-void LLVMInitializeHexagonTargetMC();
-void LLVMInitializeHexagonAsmPrinter();
-void LLVMInitializeX86TargetInfo();
-void LLVMInitializeX86Target();
-void LLVMInitializeX86TargetMC();
-void LLVMInitializeX86AsmPrinter();
+#define DSPC_LLVM_BACKEND(B)            \
+  void LLVMInitialize##B##TargetInfo(); \
+  void LLVMInitialize##B##Target();     \
+  void LLVMInitialize##B##TargetMC();   \
+  void LLVMInitialize##B##AsmPrinter();
+#include "LlvmBackends.inc"
+#undef DSPC_LLVM_BACKEND
 }
 
 namespace dspc {
@@ -67,14 +68,13 @@ void initialize_targets() {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::install_fatal_error_handler(on_llvm_fatal_error);
-    LLVMInitializeHexagonTargetInfo();
-    LLVMInitializeHexagonTarget();
-    LLVMInitializeHexagonTargetMC();
-    LLVMInitializeHexagonAsmPrinter();
-    LLVMInitializeX86TargetInfo();
-    LLVMInitializeX86Target();
-    LLVMInitializeX86TargetMC();
-    LLVMInitializeX86AsmPrinter();
+#define DSPC_LLVM_BACKEND(B)       \
+  LLVMInitialize##B##TargetInfo(); \
+  LLVMInitialize##B##Target();     \
+  LLVMInitialize##B##TargetMC();   \
+  LLVMInitialize##B##AsmPrinter();
+#include "LlvmBackends.inc"
+#undef DSPC_LLVM_BACKEND
     configure_llvm_options();
   });
 }
