@@ -41,7 +41,7 @@ std::pair<Expr, int64_t> split_constant(const Expr& e);
 // What a target adds to the generic code generator besides its instruction idioms (those are
 // the HVX idiom table, HvxIdioms.def): FunctionCodegen asks its hooks first and falls back to
 // generic LLVM IR when a hook returns null. Hexagon's are in CodegenHexagon.cpp; other
-// targets use these defaults.
+// targets (the host) use these defaults, but for split_load_bytes, their register width.
 class TargetHooks {
  public:
   virtual ~TargetHooks() = default;
