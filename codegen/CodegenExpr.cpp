@@ -361,7 +361,7 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
 // aligned blocks holding the first and last byte of each piece are read, so nothing outside
 // the blocks of the loaded elements is touched.
 llvm::Value* FunctionCodegen::realigned_load(const Load* op, llvm::Type* mty) {
-  int64_t width = hooks_->split_load_bytes();
+  int64_t width = target_.vector_bytes;
   auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(mty);
   const auto* ramp = op->indices.size() == 1 ? op->indices[0].as<Ramp>() : nullptr;
   if (!width || !vt || !ramp || const_int(ramp->stride) != std::optional<int64_t>(1)) return nullptr;
@@ -518,7 +518,7 @@ llvm::Value* FunctionCodegen::interleaved_load(const Load* op, llvm::Type* mty) 
 // gather. Only the aligned vectors holding a lane's element are read. Null when the load is
 // not of that form.
 llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
-  int64_t width = hooks_->split_load_bytes();
+  int64_t width = target_.vector_bytes;
   auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(mty);
   if (!width || !vt || op->indices.size() != 1 || !vt->getElementType()->isIntegerTy() ||
       vt->getScalarSizeInBits() % 8)
@@ -632,7 +632,7 @@ llvm::Value* FunctionCodegen::eval_load(const Load* op) {
 }
 
 int64_t FunctionCodegen::split_bytes(llvm::Type* t) const {
-  int64_t piece = hooks_->split_load_bytes();
+  int64_t piece = target_.vector_bytes;
   auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t);
   if (!piece || !vt || !vt->getElementType()->isIntegerTy() || vt->getScalarSizeInBits() % 8) return 0;
   int64_t bytes = vt->getNumElements() * (vt->getScalarSizeInBits() / 8);

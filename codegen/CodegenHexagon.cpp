@@ -131,10 +131,6 @@ namespace {
 
 class HexagonHooks : public TargetHooks {
  public:
-  explicit HexagonHooks(const Target& target) : target_(target) {}
-
-  int64_t split_load_bytes() const override { return target_.vector_bytes; }
-
   llvm::Value* ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x,
                                llvm::Value* y) override;
 
@@ -173,10 +169,6 @@ class HexagonHooks : public TargetHooks {
     b.CreateIntrinsic(llvm::Intrinsic::hexagon_Y5_l2fetch, {}, {at, desc});
     return true;
   }
-
- private:
-
-  const Target& target_;
 };
 
 }  // namespace
@@ -241,25 +233,9 @@ void split_wide_integer_parts(llvm::Module& module) {
   }
 }
 
-namespace {
-
-// Any other target (the host): vector loads by register as on Hexagon, at its own register
-// width. A window or strided read is then a few aligned loads and shuffles instead of one load
-// per lane, which x86's backend compiles to a fraction of the code.
-class RegisterLoadHooks : public TargetHooks {
- public:
-  explicit RegisterLoadHooks(const Target& target) : bytes_(target.vector_bytes) {}
-  int64_t split_load_bytes() const override { return bytes_; }
-
- private:
-  int64_t bytes_;
-};
-
-}  // namespace
-
 std::unique_ptr<TargetHooks> make_target_hooks(const Target& target) {
-  if (target.arch == Arch::hexagon) return std::make_unique<HexagonHooks>(target);
-  return std::make_unique<RegisterLoadHooks>(target);
+  if (target.arch == Arch::hexagon) return std::make_unique<HexagonHooks>();
+  return std::make_unique<TargetHooks>();
 }
 
 llvm::Value* HexagonHooks::ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x,

@@ -41,13 +41,10 @@ std::pair<Expr, int64_t> split_constant(const Expr& e);
 // What a target adds to the generic code generator besides its instruction idioms (those are
 // the HVX idiom table, HvxIdioms.def): FunctionCodegen asks its hooks first and falls back to
 // generic LLVM IR when a hook returns null. Hexagon's are in CodegenHexagon.cpp; other
-// targets (the host) use these defaults, but for split_load_bytes, their register width.
+// targets use these defaults.
 class TargetHooks {
  public:
   virtual ~TargetHooks() = default;
-  // The width in bytes of the target's vector registers when a vector load wider than one
-  // register loads better as one load per register, concatenated (0: load it whole).
-  virtual int64_t split_load_bytes() const { return 0; }
   // A scalar ordered float comparison that needs target care (see CodegenHexagon.cpp).
   virtual llvm::Value* ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::Predicate p, llvm::Value* x,
                                        llvm::Value* y) {

@@ -3,9 +3,8 @@
 // and writes .npy files, or with --session as a shared module in a dspc::Session (a graph of one
 // device call, DriverGraph.cpp); a graph runs in sessions.
 #include <iostream>
-#include <sstream>
-
 #include <set>
+#include <sstream>
 
 #include "codegen/Codegen.h"
 #include "compiler/interp/Npy.h"
