@@ -65,7 +65,41 @@ llvm::Value* FunctionCodegen::constant(llvm::Type* type, int64_t v) {
       type, llvm::APInt(bits, static_cast<uint64_t>(v) & (bits >= 64 ? ~0ull : (1ull << bits) - 1)));
 }
 
+namespace {
+
+// A vector shift by a broadcast scalar amount that may be outside [0, bits), as the same shift
+// with its guard decided once on the scalar: x >> s (signed) is x >> min(unsigned s, bits - 1),
+// and x << s or x >> s (unsigned) is 0 when s, read as unsigned, is at least bits, and else
+// x shifted by s & (bits - 1). The shift is then by an in-range scalar (one instruction by a
+// register on HVX, from the idiom table), not a per-lane comparison and select. Null when `e`
+// is not such a shift.
+Expr scalar_guarded_shift(const Expr& e) {
+  const auto* op = e.as<Binary>();
+  if (!op || (op->op != BinaryOp::Shl && op->op != BinaryOp::Shr)) return Expr();
+  DataType t = op->dtype;
+  const auto* amount = op->b.as<Broadcast>();
+  if (t.lanes < 2 || !t.is_integer() || !amount || const_int(op->b)) return Expr();
+  const Expr& s = amount->value;
+  DataType st = s.dtype();
+  int64_t bits = t.bits;
+  Interval r = IndexBounds().of(s);
+  if (r.lo >= 0 && r.hi < bits) return Expr();
+  DataType ut{TypeCode::UInt, st.bits, 1};
+  Expr as_unsigned = Cast::make(ut, s);
+  if (op->op == BinaryOp::Shr && t.is_int()) {
+    Expr capped = Cast::make(st, Binary::make(BinaryOp::Min, as_unsigned, make_const(ut, bits - 1)));
+    return Binary::make(BinaryOp::Shr, op->a, Broadcast::make(capped, t.lanes));
+  }
+  Expr out = Binary::make(BinaryOp::GE, as_unsigned, make_const(ut, bits));
+  Expr masked = Binary::make(BinaryOp::BitAnd, s, make_const(st, bits - 1));
+  return Select::make(Broadcast::make(out, t.lanes), Broadcast::make(make_const(st, 0), t.lanes),
+                      Binary::make(op->op, op->a, Broadcast::make(masked, t.lanes)));
+}
+
+}  // namespace
+
 llvm::Value* FunctionCodegen::eval(const Expr& e) {
+  if (Expr guarded = scalar_guarded_shift(e)) return eval(guarded);
   if (std::optional<HvxMatch> m = match_hvx_idiom(e, target_)) {
     std::vector<llvm::Value*> values;
     for (const Expr& x : m->operands) values.push_back(eval(x));
@@ -86,7 +120,9 @@ llvm::Value* FunctionCodegen::eval(const Expr& e) {
     case NodeKind::Unary: return eval_unary(e.as<Unary>());
     case NodeKind::Select: {
       const auto* op = e.as<Select>();
-      llvm::Value* c = eval(op->cond);
+      // A broadcast condition selects whole vectors: decided once, on the scalar.
+      const auto* whole = op->cond.as<Broadcast>();
+      llvm::Value* c = eval(whole ? whole->value : op->cond);
       llvm::Value* t = eval(op->t);
       return b_.CreateSelect(c, t, eval(op->f));
     }

@@ -25,6 +25,7 @@
 #include <sstream>
 
 #include "codegen/CodegenLLVM.h"
+#include "compiler/arith/IndexBounds.h"
 #include "compiler/ir/Printer.h"
 
 namespace dspc::codegen {
@@ -39,10 +40,11 @@ struct Pattern {
   enum Kind { Binary, Cast, Wide, Bcast, Clamp, Half, OptShr, Wild, Constant, Literal } kind = Wild;
   BinaryOp op = BinaryOp::Add;
   DataType type;           // Cast: the lane type cast to; Wild: the operand's lane type
-  std::string byte;        // Wild: "sbyte" or "ubyte" for a scalar byte, else empty
+  std::string scalar;      // Wild: "sbyte", "ubyte" or "shamt" for a scalar under a broadcast, else empty
   std::string name;        // Wild, Constant: the bound name
   int64_t lo = 0, hi = 0;  // Constant: its range; Literal: lo is the value
   std::vector<Pattern> kids;
+  bool pow2 = false;       // Constant: a power of two 2^k (k in [1, bits)), bound to k
   bool signed_only = false;  // Wide: the wider type must be signed (swide)
 };
 
@@ -134,6 +136,11 @@ class PatternParser {
       if (colon == std::string::npos || colon < 2) fail("expected " + w.substr(0, 1) + "name:type");
       p.name = w.substr(1, colon - 1);
       std::string type = w.substr(colon + 1);
+      if (w[0] == '#' && type == "pow2") {
+        p.kind = Pattern::Constant;
+        p.pow2 = true;
+        return p;
+      }
       if (w[0] == '#') {
         size_t dots = type.find("..");
         if (dots == std::string::npos) fail("expected #name:LO..HI");
@@ -143,8 +150,8 @@ class PatternParser {
         return p;
       }
       p.kind = Pattern::Wild;
-      if (type == "sbyte" || type == "ubyte") {
-        p.byte = type;
+      if (type == "sbyte" || type == "ubyte" || type == "shamt") {
+        p.scalar = type;
       } else if (auto t = lane_type(type)) {
         p.type = *t;
       } else {
@@ -314,8 +321,17 @@ bool match(const Pattern& p, const Expr& e, Bindings& b) {
       const auto* c = e.as<Broadcast>();
       if (!c) return false;
       const Pattern& k = p.kids[0];
-      if (k.kind == Pattern::Wild && !k.byte.empty()) {
-        Expr byte = scalar_byte(c->value, k.byte);
+      if (k.kind == Pattern::Wild && k.scalar == "shamt") {
+        // A shift amount: an integer scalar proved inside [0, bits) of the lanes it shifts,
+        // where dspc's shift and the instruction's (which reads the amount modulo bits) agree.
+        // Constant amounts stay LLVM's, which folds them into its own shift patterns.
+        DataType t = c->value.dtype();
+        if (!t.is_integer() || const_int(c->value)) return false;
+        Interval r = IndexBounds().of(c->value);
+        return r.lo >= 0 && r.hi < t.bits && bind_expr(b, k.name, c->value);
+      }
+      if (k.kind == Pattern::Wild && !k.scalar.empty()) {
+        Expr byte = scalar_byte(c->value, k.scalar);
         return byte && bind_expr(b, k.name, byte);
       }
       return match(k, c->value, b);
@@ -355,12 +371,20 @@ bool match(const Pattern& p, const Expr& e, Bindings& b) {
       return false;
     }
     case Pattern::Wild:
-      if (!p.byte.empty()) return false;  // only under a broadcast
+      if (!p.scalar.empty()) return false;  // only under a broadcast
       if (e.dtype().lanes < 2 || e.dtype().bits != p.type.bits || e.dtype().code != p.type.code) return false;
       return bind_expr(b, p.name, e);
     case Pattern::Constant: {
       auto v = const_int(e);
-      if (!v || *v < p.lo || *v > p.hi) return false;
+      if (v && p.pow2) {
+        // 2^k with k in [1, bits): x * 2^k is x << k, and floor division by it x >> k.
+        int k = 0;
+        while (k < 62 && (int64_t(1) << k) < *v) ++k;
+        if ((int64_t(1) << k) != *v || k < 1 || k >= e.dtype().bits) return false;
+        v = k;
+      } else if (!v || *v < p.lo || *v > p.hi) {
+        return false;
+      }
       auto it = b.constants.find(p.name);
       if (it != b.constants.end() && it->second != *v) return false;
       b.constants[p.name] = *v;
@@ -478,8 +502,12 @@ llvm::Value* emit_hvx_idiom(llvm::IRBuilder<>& b, const HvxMatch& m, const std::
     auto param = [&] { return ft->getParamType(unsigned(args.size())); };
     for (llvm::Value* v : values) {
       if (!v->getType()->isVectorTy()) {
-        // A byte goes replicated into a word; an immediate (i32) as it is.
-        args.push_back(v->getType()->isIntegerTy(8) ? replicated_byte(b, v) : v);
+        // A byte goes replicated into a word; an immediate (i32) as it is; a shift amount (in
+        // [0, bits), so zero-extending keeps it) as a word.
+        if (v->getType()->isIntegerTy(8))
+          args.push_back(replicated_byte(b, v));
+        else
+          args.push_back(v->getType()->getIntegerBitWidth() < 32 ? b.CreateZExt(v, b.getInt32Ty()) : v);
         continue;
       }
       llvm::Value* piece = slice(b, v, at, step);
