@@ -310,6 +310,12 @@ int apply_number(unsigned id, const std::string& name, const std::string& v, Dri
       if (!ok || n < 1 || n > 86400) return usage_error("--timeout needs seconds from 1 to 86400, got '" + v + "'");
       o.timeout_seconds = static_cast<int>(n);
       return -1;
+    case OPT_start_timeout_eq:
+      if (!ok || n < 1 || n > 86400)
+        return usage_error("--start-timeout needs seconds from 1 to 86400, got '" + v + "'");
+      o.start_timeout_seconds = static_cast<int>(n);
+      o.start_timeout_given = true;
+      return -1;
     case OPT_vtcm_capacity_eq:
     case OPT_sim_vtcm_capacity_eq:
       if (v.empty()) return usage_error("empty value for " + name);
@@ -343,7 +349,7 @@ int apply_value(const llvm::opt::Arg& arg, const std::string& name, const std::s
                 ParseState& st) {
   const unsigned id = arg.getOption().getID();
   bool numeric = id == OPT_seed_eq || id == OPT_json_max_values_eq || id == OPT_repeat_eq || id == OPT_timeout_eq ||
-                 id == OPT_vtcm_capacity_eq || id == OPT_sim_vtcm_capacity_eq;
+                 id == OPT_start_timeout_eq || id == OPT_vtcm_capacity_eq || id == OPT_sim_vtcm_capacity_eq;
   if (numeric) return apply_number(id, name, v, o);
   if (id == OPT_INPUT) {
     (is_c_source(v) ? o.c_sources : st.dsp_inputs).push_back(v);

@@ -43,6 +43,8 @@ struct DriverOptions {
   int64_t sim_vtcm_capacity = -1;
   std::string qemu;
   int timeout_seconds = 600;
+  int start_timeout_seconds = 30;  // a session's start-up deadline (SessionOptions::start_deadline)
+  bool start_timeout_given = false;
   bool keep_temps = false;
   bool session = false;  // run through dspc::Session (a shared module) instead of a linked runner
   bool json = false;     // --json: one JSON report on stdout instead of the printed outputs

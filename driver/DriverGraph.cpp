@@ -183,6 +183,7 @@ GraphRun session_run(const DriverOptions& o, const std::string& what, const std:
   run.target = o.lower.target.arch == Arch::hexagon ? o.lower.target.name : "host";
   run.qemu = o.qemu;
   run.timeout_seconds = o.timeout_seconds;
+  run.start_timeout_seconds = o.start_timeout_seconds;
   run.vtcm_capacity = o.sim_vtcm_capacity;
   run.iterations = o.repeat;
   run.lazy_calls = o.lazy_calls;

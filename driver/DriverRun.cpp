@@ -211,6 +211,9 @@ int run_command(const DriverOptions& o) {
   if (o.repeat != 1) return report.fail("--repeat goes with a graph ('" + entry->name + "' is a func)");
   if (o.lazy_calls) return report.fail("--lazy-calls goes with a graph ('" + entry->name + "' is a func)");
   if (o.profile) return report.fail("--profile goes with a graph ('" + entry->name + "' is a func)");
+  if (o.start_timeout_given && !o.session)  // a linked runner starts no device server
+    return report.fail("--start-timeout goes with --session or a graph ('" + entry->name +
+                       "' is a func, run without --session)");
   report.json()["function"] = entry->name;
   if (o.check && !c->program)
     return report.fail("--check needs .dsp input (the reference interpreter reads tensor programs)");

@@ -1,8 +1,8 @@
 // `dspc run` through dspc::Session (DriverSession.h):
 //   1. open the device session (qemu-hexagon + the device server, or in-process for "host")
-//      with --timeout as the per-request deadline, --sim-vtcm-capacity as its VTCM and an arena
-//      that holds every tensor; and an in-process host session for the caller's side (inputs,
-//      results, @host calls);
+//      with --timeout as the per-request deadline, --start-timeout as the start-up's,
+//      --sim-vtcm-capacity as its VTCM and an arena that holds every tensor; and an in-process
+//      host session for the caller's side (inputs, results, @host calls);
 //   2. load the modules, allocate each tensor where its steps need it, look the functions up;
 //   3. per inference: copy the inputs in, run the steps, copying a tensor across only when the
 //      other side reads it, copy the results out;
@@ -30,12 +30,14 @@ uint64_t session_arena_bytes(const std::vector<uint64_t>& tensor_bytes) {
 
 namespace {
 
-// A session's error as dspc run reports it: a request's timeout names the --timeout that set
-// it. The start-up has its own deadline (SessionOptions::start_deadline), which its message
-// names, so a timeout before the sessions are open gets no --timeout.
-std::string session_error(const Error& e, bool opened, int timeout_seconds) {
+// A session's error as dspc run reports it: a timeout names the option that set its deadline.
+// The start-up has its own (SessionOptions::start_deadline, from --start-timeout), which its
+// message names: a timeout before the sessions are open names --start-timeout, never --timeout.
+std::string session_error(const Error& e, bool opened, const GraphRun& run) {
   std::string text = e.what();
-  if (e.kind() == ErrorKind::Timeout && opened) text += " (--timeout=" + std::to_string(timeout_seconds) + ")";
+  if (e.kind() == ErrorKind::Timeout)
+    text += opened ? " (--timeout=" + std::to_string(run.timeout_seconds) + ")"
+                   : " (--start-timeout=" + std::to_string(run.start_timeout_seconds) + ")";
   return text;
 }
 
@@ -58,6 +60,7 @@ class GraphSessionRunner {
     for (const auto& t : run_.tensors) sizes.push_back(t.nbytes);
     SessionOptions options;
     options.deadline = std::chrono::milliseconds(int64_t(run_.timeout_seconds) * 1000);
+    options.start_deadline = std::chrono::milliseconds(int64_t(run_.start_timeout_seconds) * 1000);
     options.arena_bytes = std::max(options.arena_bytes, session_arena_bytes(sizes));
     SessionOptions host_options = options;
     host_options.target = "host";
@@ -201,7 +204,7 @@ bool run_graph_in_session(const GraphRun& run, std::vector<std::vector<uint8_t>>
     runner.close(outputs);
     return true;
   } catch (const Error& e) {
-    error = session_error(e, runner.opened(), run.timeout_seconds);
+    error = session_error(e, runner.opened(), run);
     return false;
   }
 }

@@ -39,6 +39,7 @@ struct GraphRun {
   std::string target;         // a Hexagon target's name, or "host"
   std::string qemu;
   int timeout_seconds = 600;
+  int start_timeout_seconds = 30;  // the device server's start-up (SessionOptions::start_deadline)
   int64_t vtcm_capacity = -1;
   int iterations = 1;
   bool lazy_calls = false;  // SessionOptions::lazy_calls for the device session

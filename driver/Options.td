@@ -122,6 +122,9 @@ defm seed : Eq<"seed", "N", grp_run, "the seed of --random-inputs">;
 def check : F<"check", grp_run, "compare every output with the reference interpreter, bit for bit">;
 defm sim_vtcm_capacity : Eq<"sim-vtcm-capacity", "BYTES", grp_run, "the VTCM pool's capacity while running">;
 defm timeout : Eq<"timeout", "SECONDS", grp_run, "stop the program after this long (default 600)">;
+defm start_timeout : Eq<"start-timeout", "SECONDS", grp_run,
+  "how long a --session run (or a graph's) waits for the device server to\n"
+  "start (default 30)">;
 defm qemu : Eq<"qemu", "PATH", grp_run,
   "the simulator (default: the one found at build time if it is still\n"
   "there, else qemu-hexagon on the PATH)">;
@@ -130,7 +133,8 @@ def session : F<"session", grp_run,
   "run through the host runtime instead of a linked runner: compile a\n"
   "shared module (--emit=so), open a session (qemu-hexagon + the device\n"
   "server, or in-process for host), copy inputs in, call, copy outputs\n"
-  "out; --timeout is the session's deadline, --sim-vtcm-capacity its VTCM">;
+  "out; --timeout is the session's deadline, --start-timeout its start-up's,\n"
+  "--sim-vtcm-capacity its VTCM">;
 def json : F<"json", grp_run,
   "print one JSON object on standard output instead of the outputs:\n"
   "each output's name, dtype, shape (and values if small), whether\n"

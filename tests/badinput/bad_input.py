@@ -179,6 +179,9 @@ def cases(f):
     numeric("--seed", RI, r"--seed needs a whole number from 0 to 999999999999999999, got '.*'")
     numeric("--timeout", RI, r"--timeout needs seconds from 1 to 86400, got '.*'",
             extra=[("zero", "0"), ("over-a-day", "86401")])
+    numeric("--start-timeout", RI + ["--session"], r"--start-timeout needs seconds from 1 to 86400, got '.*'",
+            extra=[("zero", "0"), ("over-a-day", "86401")])
+    add("--start-timeout/not-a-session", RI + ["--start-timeout=5"], r"--start-timeout goes with --session or a graph")
     numeric("--sim-vtcm-capacity", RI, r"invalid byte count '.*' for --sim-vtcm-capacity|empty value for --sim-vtcm-capacity",
             extra=[("over-u32", "4294967296")])
     numeric("--json-max-values", RI + ["--json"], r"--json-max-values needs a whole number from 0 to 1000000000, got '.*'",
@@ -265,7 +268,7 @@ def cases(f):
     add("c/run-only-option", ["run", C, P, "--random-inputs"], r"--random-inputs does not go with C/C\+\+ sources")
     add("c/same-stem", [C, P, P, "-o", X], r"two kernel files would both give the header 'f\.h'")
     add("c/control", [C, P, "-o", X], None)
-    for opt in ["--seed=1", "--timeout=5", "--qemu=x", "--func=f", "--keep-temps", "--check", "--session",
+    for opt in ["--seed=1", "--timeout=5", "--start-timeout=5", "--qemu=x", "--func=f", "--keep-temps", "--check", "--session",
                 "--random-inputs", "--sim-vtcm-capacity=1", "--input", "--output", "--repeat=2", "--lazy-calls"]:
         args = [P, opt] + (["A=" + f["ok_npy"]] if opt in ("--input", "--output") else [])
         want = r"--func=f picks the function or graph 'dspc run' runs" if opt == "--func=f" else \
