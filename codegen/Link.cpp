@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "codegen/Codegen.h"
+#include "codegen/CodegenLLVM.h"
 
 LLD_HAS_DRIVER(elf)
 
@@ -51,6 +52,10 @@ bool run_lld(const std::vector<const char*>& args, Diagnostics& diag) {
   std::string out_text, err_text;
   llvm::raw_string_ostream out(out_text), err(err_text);
   lld::Result r = lld::lldMain(args, out, err, {{lld::Gnu, &lld::elf::link}});
+  // lld resets every LLVM option to its default as it parses its own
+  // (cl::ResetAllOptionOccurrences): dspc's settings (no small data, no duplexes, ...) are put
+  // back for the compilations after this link (unit test Codegen.AnInProcessLinkKeepsDspcsLlvmOptions).
+  codegen::configure_llvm_options();
   out.flush();
   err.flush();
   if (r.retCode == 0) return true;

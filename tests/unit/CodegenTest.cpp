@@ -949,6 +949,44 @@ TEST(CodegenRun, HexagonSemanticsFloatAndBool) {
                 "hexagon-float");
 }
 
+// lld, run in the process, resets every LLVM option to its default as it parses its own
+// (cl::ResetAllOptionOccurrences); dspc's (configure_llvm_options: no small data, no
+// duplexes, ...) hold for the compilations after a link too. With the small-data default back,
+// the i64 division's constants went to .sdata (CONST64), which lld cannot relocate for Hexagon.
+TEST(Codegen, AnInProcessLinkKeepsDspcsLlvmOptions) {
+  const char* source =
+      "func k(A: i64[64]) -> (B: i64[64]) {\n"
+      "  B[i] = A[i] / 7 + 81985529216486895\n"
+      "}\n";
+  auto compile = [&](std::string& out) {
+    std::ostringstream d;
+    Diagnostics diag(d);
+    LowerOptions lo;
+    lo.target = target("hexagon-v68");
+    auto c = compile_source(SourceFile{"k64.dsp", source}, lo, diag);
+    CodegenOptions o;
+    o.target = lo.target;
+    return c && emit_module(c->module, {}, EmitKind::Asm, o, out, diag);
+  };
+  std::string before, after;
+  ASSERT_TRUE(compile(before));
+  // CONST64 loads a constant from small data (.sdata, GP-relative).
+  EXPECT_EQ(before.find("CONST64"), std::string::npos);
+  if (!runtime_available("host")) FAIL() << "runtime-support for host is missing at " << runtime_dir();
+  std::string obj;
+  ASSERT_TRUE(emit(seed_module(), entries_of(seed_module()), EmitKind::Obj, "host", obj));
+  fs::path dir = scratch_dir("link-keeps-options");
+  write_file(dir / "k.o", obj);
+  std::ostringstream d;
+  Diagnostics diag(d);
+  ASSERT_TRUE(link_executable({(dir / "k.o").string()}, target("host"), runtime_dir().string(),
+                              (dir / "prog").string(), diag))
+      << d.str();
+  ASSERT_TRUE(compile(after));
+  EXPECT_EQ(after.find("CONST64"), std::string::npos);
+  EXPECT_TRUE(after == before) << "the same module compiles to other code after a link";
+}
+
 // ---------------------------------------------------------------- the seed with the real runner
 
 // Links the seed kernel with runtime-support's runner and runs it on .npy files.
