@@ -40,11 +40,13 @@ struct Pattern {
   enum Kind { Binary, Cast, Wide, Bcast, Clamp, Half, OptShr, Wild, Constant, Literal } kind = Wild;
   BinaryOp op = BinaryOp::Add;
   DataType type;           // Cast: the lane type cast to; Wild: the operand's lane type
-  std::string scalar;      // Wild: "sbyte", "ubyte" or "shamt" for a scalar under a broadcast, else empty
+  std::string scalar;      // Wild: "sbyte", "ubyte", "shalf", "uhalf" or "shamt" for a scalar under a
+                           // broadcast, else empty
   std::string name;        // Wild, Constant: the bound name
   int64_t lo = 0, hi = 0;  // Constant: its range; Literal: lo is the value
   std::vector<Pattern> kids;
   bool pow2 = false;       // Constant: a power of two 2^k (k in [1, bits)), bound to k
+  bool unwidened = false;  // Wild ($x:T!): not a cast from a narrower integer type
   bool signed_only = false;  // Wide: the wider type must be signed (swide)
 };
 
@@ -150,10 +152,11 @@ class PatternParser {
         return p;
       }
       p.kind = Pattern::Wild;
-      if (type == "sbyte" || type == "ubyte" || type == "shamt") {
+      if (type == "sbyte" || type == "ubyte" || type == "shamt" || type == "shalf" || type == "uhalf") {
         p.scalar = type;
-      } else if (auto t = lane_type(type)) {
+      } else if (auto t = lane_type(type.back() == '!' ? type.substr(0, type.size() - 1) : type)) {
         p.type = *t;
+        p.unwidened = type.back() == '!';
       } else {
         fail("unknown operand type '" + type + "'");
       }
@@ -284,6 +287,21 @@ Expr scalar_byte(const Expr& v, const std::string& kind) {
   return c->value;
 }
 
+// The halfword a broadcast scalar is, as the 32-bit word the multiplies take (the halfword in
+// both halves): a value proved inside [-32768, 32767] ("shalf") or [0, 65535] ("uhalf").
+Expr scalar_half_word(const Expr& v, const std::string& kind) {
+  if (!v.dtype().is_integer()) return Expr();
+  Interval r = IndexBounds().of(v);
+  bool fits = kind == "shalf" ? r.lo >= -32768 && r.hi <= 32767 : r.lo >= 0 && r.hi <= 65535;
+  if (!fits) return Expr();
+  if (std::optional<int64_t> c = const_int(v)) {
+    uint32_t h = static_cast<uint32_t>(*c) & 0xffffu;
+    return make_const(DataType::i32(), static_cast<int32_t>(h * 0x10001u));
+  }
+  Expr half = Cast::make(DataType::i32(), Cast::make(DataType::u16(), v));
+  return Binary::make(BinaryOp::Mul, half, make_const(DataType::i32(), 0x10001));
+}
+
 bool match(const Pattern& p, const Expr& e, Bindings& b);
 
 bool match_binary(const Pattern& p, const Expr& x, const Expr& y, Bindings& b) {
@@ -330,6 +348,10 @@ bool match(const Pattern& p, const Expr& e, Bindings& b) {
         Interval r = IndexBounds().of(c->value);
         return r.lo >= 0 && r.hi < t.bits && bind_expr(b, k.name, c->value);
       }
+      if (k.kind == Pattern::Wild && (k.scalar == "shalf" || k.scalar == "uhalf")) {
+        Expr word = scalar_half_word(c->value, k.scalar);
+        return word && bind_expr(b, k.name, word);
+      }
       if (k.kind == Pattern::Wild && !k.scalar.empty()) {
         Expr byte = scalar_byte(c->value, k.scalar);
         return byte && bind_expr(b, k.name, byte);
@@ -373,6 +395,9 @@ bool match(const Pattern& p, const Expr& e, Bindings& b) {
     case Pattern::Wild:
       if (!p.scalar.empty()) return false;  // only under a broadcast
       if (e.dtype().lanes < 2 || e.dtype().bits != p.type.bits || e.dtype().code != p.type.code) return false;
+      if (p.unwidened)
+        if (const auto* c = e.as<dspc::Cast>(); c && c->value.dtype().is_integer() && c->value.dtype().bits < p.type.bits)
+          return false;
       return bind_expr(b, p.name, e);
     case Pattern::Constant: {
       auto v = const_int(e);
