@@ -30,7 +30,7 @@
 
 namespace dspc::codegen {
 
-enum class HvxForm { Lanes, Widen, Narrow, Pack, Custom };
+enum class HvxForm { Lanes, Widen, Narrow, Pack, Pair, Custom };
 
 namespace {
 
@@ -521,11 +521,39 @@ llvm::Value* emit_hvx_idiom(llvm::IRBuilder<>& b, const HvxMatch& m, const std::
     if (v->getType()->isVectorTy()) narrow_bits = std::min(narrow_bits, v->getType()->getScalarSizeInBits());
   unsigned step = unsigned(target.vector_bytes) * 8 / narrow_bits;
   llvm::Type* piece_type = llvm::FixedVectorType::get(b.getIntNTy(result.bits), step);
+  // Pair: the two narrow vectors are one register pair (the first, then the second), and the
+  // two scalar bytes one word, w0 w1 w0 w1 (the weight of the first, then of the second).
+  bool pair = row.form == HvxForm::Pair;
+  llvm::Value* pair_word = nullptr;
+  if (pair) {
+    std::vector<llvm::Value*> bytes;
+    for (llvm::Value* v : values)
+      if (!v->getType()->isVectorTy()) bytes.push_back(b.CreateZExt(v, b.getInt32Ty()));
+    if (bytes.size() != 2) throw InternalError(std::string("HVX idiom ") + row.name + ": a Pair row takes two bytes");
+    llvm::Value* w01 = b.CreateOr(bytes[0], b.CreateShl(bytes[1], 8));
+    pair_word = b.CreateOr(w01, b.CreateShl(w01, 16));
+  }
   std::vector<llvm::Value*> pieces;
   for (unsigned at = 0; at < unsigned(result.lanes); at += step) {
     std::vector<llvm::Value*> args;
     auto param = [&] { return ft->getParamType(unsigned(args.size())); };
+    llvm::Value* first_of_pair = nullptr;
+    bool word_done = false;
     for (llvm::Value* v : values) {
+      if (pair && !v->getType()->isVectorTy()) {
+        if (!word_done) args.push_back(pair_word);
+        word_done = true;
+        continue;
+      }
+      if (pair && v->getType()->getScalarSizeInBits() == narrow_bits) {
+        llvm::Value* piece = slice(b, v, at, step);
+        if (!first_of_pair) {
+          first_of_pair = piece;
+          continue;
+        }
+        args.push_back(b.CreateBitCast(llvm::concatenateVectors(b, {first_of_pair, piece}), param()));
+        continue;
+      }
       if (!v->getType()->isVectorTy()) {
         // A byte goes replicated into a word; an immediate (i32) as it is; a shift amount (in
         // [0, bits), so zero-extending keeps it) as a word.
@@ -545,12 +573,12 @@ llvm::Value* emit_hvx_idiom(llvm::IRBuilder<>& b, const HvxMatch& m, const std::
         continue;
       }
       // A wide operand of a widening instruction (an accumulator) is in pair order.
-      if (row.form == HvxForm::Widen && v->getType()->getScalarSizeInBits() > narrow_bits)
+      if ((row.form == HvxForm::Widen || pair) && v->getType()->getScalarSizeInBits() > narrow_bits)
         piece = deinterleave(b, piece);
       args.push_back(b.CreateBitCast(piece, param()));
     }
     llvm::Value* r = b.CreateBitCast(b.CreateCall(f, args), piece_type);
-    if (row.form == HvxForm::Widen) r = interleave(b, r);
+    if (row.form == HvxForm::Widen || pair) r = interleave(b, r);
     pieces.push_back(r);
   }
   return concat(b, pieces);
