@@ -12,6 +12,7 @@
 #include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Support/MathExtras.h>
 
 #include <algorithm>
 #include <optional>
@@ -208,10 +209,9 @@ llvm::Value* FunctionCodegen::eval_div_mod(const Binary* op, llvm::Value* a, llv
     return b_.CreateSelect(is_zero, zero, r);
   }
   if (c && *c == -1) return is_div ? b_.CreateSub(zero, a) : zero;
-  if (c && *c > 0 && (*c & (*c - 1)) == 0) {
+  if (c && *c > 0 && llvm::isPowerOf2_64(uint64_t(*c))) {
     // Floor division by 2^k is an arithmetic shift; floor modulo is a mask.
-    int k = 0;
-    while ((int64_t(1) << k) != *c) ++k;
+    int64_t k = llvm::Log2_64(uint64_t(*c));
     return is_div ? b_.CreateAShr(a, constant(ty, k)) : b_.CreateAnd(a, constant(ty, *c - 1));
   }
   llvm::Value* is_zero = nullptr;

@@ -19,6 +19,7 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Support/MathExtras.h>
 
 #include <mutex>
 #include <set>
@@ -345,8 +346,9 @@ bool match(const Pattern& p, const Expr& e, Bindings& b) {
         // Constant amounts stay LLVM's, which folds them into its own shift patterns.
         DataType t = c->value.dtype();
         if (!t.is_integer() || const_int(c->value)) return false;
+        // Bound as the 32-bit word the instruction takes (exact: the amount is below bits).
         Interval r = IndexBounds().of(c->value);
-        return r.lo >= 0 && r.hi < t.bits && bind_expr(b, k.name, c->value);
+        return r.lo >= 0 && r.hi < t.bits && bind_expr(b, k.name, Cast::make(DataType::i32(), c->value));
       }
       if (k.kind == Pattern::Wild && (k.scalar == "shalf" || k.scalar == "uhalf")) {
         Expr word = scalar_half_word(c->value, k.scalar);
@@ -403,10 +405,9 @@ bool match(const Pattern& p, const Expr& e, Bindings& b) {
       auto v = const_int(e);
       if (v && p.pow2) {
         // 2^k with k in [1, bits): x * 2^k is x << k, and floor division by it x >> k.
-        int k = 0;
-        while (k < 62 && (int64_t(1) << k) < *v) ++k;
-        if ((int64_t(1) << k) != *v || k < 1 || k >= e.dtype().bits) return false;
-        v = k;
+        if (*v < 2 || !llvm::isPowerOf2_64(uint64_t(*v)) || int(llvm::Log2_64(uint64_t(*v))) >= e.dtype().bits)
+          return false;
+        v = int64_t(llvm::Log2_64(uint64_t(*v)));
       } else if (!v || *v < p.lo || *v > p.hi) {
         return false;
       }
@@ -555,12 +556,9 @@ llvm::Value* emit_hvx_idiom(llvm::IRBuilder<>& b, const HvxMatch& m, const std::
         continue;
       }
       if (!v->getType()->isVectorTy()) {
-        // A byte goes replicated into a word; an immediate (i32) as it is; a shift amount (in
-        // [0, bits), so zero-extending keeps it) as a word.
-        if (v->getType()->isIntegerTy(8))
-          args.push_back(replicated_byte(b, v));
-        else
-          args.push_back(v->getType()->getIntegerBitWidth() < 32 ? b.CreateZExt(v, b.getInt32Ty()) : v);
+        // A byte goes replicated into a word; a word (an immediate, a shift amount, a halfword
+        // already replicated by the matcher) as it is.
+        args.push_back(v->getType()->isIntegerTy(8) ? replicated_byte(b, v) : v);
         continue;
       }
       llvm::Value* piece = slice(b, v, at, step);
