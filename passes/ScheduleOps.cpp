@@ -733,7 +733,7 @@ std::vector<std::string> scalar_type_notes(const Stage& stage, const Target& tar
   v.visit(stage.body);
   for (const auto& t : v.found)
     notes.push_back(t + " values: HVX has no " + t + " lanes in dspc's code (no HVX floating point, no 64-bit lanes), "
-                    "so LLVM splits those vectors into scalar operations");
+                    "so the stage runs in scalar code");
   return notes;
 }
 

@@ -11,7 +11,7 @@ bool must_stay_scalar(const Stmt& body, bool hexagon) {
     bool found = false;
     void visit(const Expr& e) override {
       if (found || !e) return;
-      if (hexagon && e.dtype().bits == 64 && !e.dtype().is_handle()) {
+      if (hexagon && (e.dtype().is_float() || (e.dtype().bits == 64 && !e.dtype().is_handle()))) {
         found = true;
         return;
       }

@@ -6,11 +6,14 @@
 namespace dspc {
 
 // True when `body` divides integers by a non-constant (no vector divide anywhere) or, on
-// Hexagon, computes with 64-bit lanes (HVX has none). Vectorized, such code is expanded lane
-// by lane during instruction selection, which costs minutes of compile time and memory and
-// gains nothing at run time (measured in llc: 77 s for an i8 division loop of tests/e2e
-// int_i8_divmod, 65 s for u64 -> bool over 4096 elements in
-// tests/golden/codegen/compile-time.dsp; a 130-lane i64 loop exhausted memory).
+// Hexagon, computes with 64-bit or floating-point lanes (HVX has no 64-bit lanes, and dspc
+// writes no HVX floating point: qemu has none). Vectorized, such code is expanded lane by lane
+// during instruction selection, which costs minutes of compile time and memory and is slower
+// at run time than the scalar loop (measured in llc: 77 s for an i8 division loop of
+// tests/e2e int_i8_divmod, 65 s for u64 -> bool over 4096 elements in
+// tests/golden/codegen/compile-time.dsp; a 130-lane i64 loop exhausted memory; the op
+// library's conv2d_requant_f32 at 8x8x128, whose requantization is f32: 191311 packets and
+// 73 KB as 128 split lanes, 87845 packets and 34 KB as a scalar loop).
 bool must_stay_scalar(const Stmt& body, bool hexagon);
 
 // True when `body` computes with 64-bit integers or floats (not handles).
