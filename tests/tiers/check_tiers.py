@@ -42,7 +42,8 @@ DEFAULT_FAMILIES = {
 }
 # Tests that only test-all runs.
 FULL_ONLY = [r"^difftest/sample-", r"^fuzz/dspc-2000$", r"^install/", r"^build/unix-makefiles$",
-             r"^e2e/difftest/", r"^e2e-compile/"]
+             r"^e2e/difftest/", r"^e2e-compile/",
+             r"^cli/tir-round-trip-all$"]
 
 
 def main():
