@@ -5,7 +5,8 @@
 //    of the table (hvx_table_error, checked by a unit test).
 // 2. Matching walks a pattern and a TIR expression together, binding `$x` operands and `#k`
 //    constants; add, mul, min and max try both operand orders, (clamp ...) both nestings,
-//    (shr? ...) the shift and then its absence. A row also needs its Hexagon version and
+//    (shr? ...) the shift and then its absence, (sat T ...) each clamp or its proof by
+//    IndexBounds. A row also needs its Hexagon version and
 //    whole HVX registers of every operand.
 // 3. Emission splits the operands into HVX registers, converts each to the intrinsic's
 //    parameter types (Form: lanes as they are, a pair deinterleaved, a pair's halves),
@@ -38,9 +39,9 @@ namespace {
 // ---------------------------------------------------------------- patterns
 
 struct Pattern {
-  enum Kind { Binary, Cast, Wide, Bcast, Clamp, Half, OptShr, Wild, Constant, Literal } kind = Wild;
+  enum Kind { Binary, Cast, Wide, Bcast, Clamp, Half, OptShr, Sat, Wild, Constant, Literal } kind = Wild;
   BinaryOp op = BinaryOp::Add;
-  DataType type;           // Cast: the lane type cast to; Wild: the operand's lane type
+  DataType type;           // Cast, Sat: the lane type cast to; Wild: the operand's lane type
   std::string scalar;      // Wild: "sbyte", "ubyte", "shalf", "uhalf" or "shamt" for a scalar under a
                            // broadcast, else empty
   std::string name;        // Wild, Constant: the bound name
@@ -123,6 +124,13 @@ class PatternParser {
       } else if (head == "shr?") {
         p.kind = Pattern::OptShr;
         arity = 2;
+      } else if (head == "sat") {
+        p.kind = Pattern::Sat;
+        std::string t = word();
+        auto type = lane_type(t);
+        if (!type) fail("(sat T A) needs a lane type, got '" + t + "'");
+        p.type = *type;
+        arity = 1;
       } else {
         fail("unknown operator '" + head + "'");
       }
@@ -373,6 +381,40 @@ bool match(const Pattern& p, const Expr& e, Bindings& b) {
       b = saved;
       return false;
     }
+    case Pattern::Sat: {
+      // A cast to T of A saturated to T's range: each clamp of A to a bound of T, min(A, HI)
+      // and max(A, LO) in either order, may be left out where A is proved inside that bound
+      // (dspc's simplifier drops the clamps it proves idle).
+      const auto* c = e.as<dspc::Cast>();
+      if (!c || c->dtype.bits != p.type.bits || c->dtype.code != p.type.code || !c->value.dtype().is_integer() ||
+          c->value.dtype().bits <= p.type.bits)
+        return false;
+      int64_t lo = p.type.is_int() ? -(int64_t(1) << (p.type.bits - 1)) : 0;
+      int64_t hi = p.type.is_int() ? (int64_t(1) << (p.type.bits - 1)) - 1 : (int64_t(1) << p.type.bits) - 1;
+      Expr a = c->value;
+      bool lo_held = false, hi_held = false;
+      for (int peel = 0; peel < 2; ++peel) {
+        const auto* op = a.as<dspc::Binary>();
+        if (!op || (op->op != BinaryOp::Min && op->op != BinaryOp::Max)) break;
+        int64_t bound = op->op == BinaryOp::Min ? hi : lo;
+        bool& held = op->op == BinaryOp::Min ? hi_held : lo_held;
+        if (held) break;
+        if (const_int(op->b) == std::optional<int64_t>(bound)) {
+          a = op->a;
+        } else if (const_int(op->a) == std::optional<int64_t>(bound)) {
+          a = op->b;
+        } else {
+          break;
+        }
+        held = true;
+      }
+      if (!lo_held || !hi_held) {
+        Interval r = IndexBounds().of(a);
+        lo_held = lo_held || r.lo >= lo;
+        hi_held = hi_held || r.hi <= hi;
+      }
+      return lo_held && hi_held && match(p.kids[0], a, b);
+    }
     case Pattern::Half: {
       // Floor division by two is an arithmetic (or logical) shift right by one.
       const auto* op = e.as<dspc::Binary>();
@@ -449,7 +491,8 @@ std::optional<HvxMatch> match_hvx_idiom(const Expr& e, const Target& target) {
       if (!row.matcher(e, m)) continue;
     } else {
       const Pattern& p = row.pattern;
-      if ((p.kind == Pattern::Cast || p.kind == Pattern::Wide) != (kind == NodeKind::Cast)) continue;
+      bool cast_pattern = p.kind == Pattern::Cast || p.kind == Pattern::Wide || p.kind == Pattern::Sat;
+      if (cast_pattern != (kind == NodeKind::Cast)) continue;
       Bindings b;
       if (!match(p, e, b)) continue;
       for (const std::string& name : row.operands) {
