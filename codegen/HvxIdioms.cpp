@@ -28,6 +28,7 @@
 
 #include "codegen/CodegenLLVM.h"
 #include "compiler/arith/IndexBounds.h"
+#include "compiler/ir/ScalarOnly.h"
 #include "compiler/ir/Printer.h"
 
 namespace dspc::codegen {
@@ -219,6 +220,8 @@ bool match_dot4(const Expr& e, HvxMatch& m);
 llvm::Value* emit_dot4(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_mul_i32(const Expr& e, HvxMatch& m);
 llvm::Value* emit_mul_i32(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
+bool match_fixed_mul(const Expr& e, HvxMatch& m);
+llvm::Value* emit_fixed_mul(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 
 std::vector<std::string> words(const std::string& s) {
   std::istringstream in(s);
@@ -776,6 +779,51 @@ llvm::Value* emit_mul_i32(llvm::IRBuilder<>& b, const HvxMatch&, const std::vect
     parts.push_back(b.CreateCall(acc, {b.CreateCall(eo, {x, y}), x, y}));
   }
   return concat(b, parts);
+}
+
+// A 32-bit fixed-point multiply of 64-bit intermediates (match_fixed_point_mul).
+bool match_fixed_mul(const Expr& e, HvxMatch& m) {
+  std::optional<FixedPointMul> f = match_fixed_point_mul(e);
+  if (!f) return false;
+  m.operands = {f->a, f->b};
+  m.shift = f->shift;
+  m.round = f->round;
+  return true;
+}
+
+// 32 lanes of v from `at`, the lanes past its end poison.
+llvm::Value* register_at(llvm::IRBuilder<>& b, llvm::Value* v, unsigned at) {
+  unsigned n = lanes_of(v);
+  if (at == 0 && n == 32) return v;
+  llvm::SmallVector<int, 32> mask;
+  for (unsigned k = 0; k < 32; ++k) mask.push_back(at + k < n ? int(at + k) : -1);
+  return b.CreateShuffleVector(v, mask);
+}
+
+// Per register of a's and b's words: vmpye(a.w, b.uh) takes the products with b's low
+// halves; vmpyo(a.w, b.h) adds those with its high halves, either into the 64-bit pair (the
+// high word: the pair's high register) or doubled, rounded or not, saturated, into the word.
+llvm::Value* emit_fixed_mul(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Value* a = values[0];
+  llvm::Value* c = values[1];
+  if (!c->getType()->isVectorTy()) c = b.CreateVectorSplat(lanes_of(a), c);
+  unsigned lanes = lanes_of(a);
+  std::vector<llvm::Value*> parts;
+  for (unsigned at = 0; at < lanes; at += 32) {
+    llvm::Value* x = register_at(b, a, at);
+    llvm::Value* y = register_at(b, c, at);
+    if (m.shift == 32) {
+      llvm::Value* pair = b.CreateCall(intrinsic(module, "vmpyewuh_64"), {x, y});
+      pair = b.CreateCall(intrinsic(module, "vmpyowh_64_acc"), {pair, x, y});
+      parts.push_back(b.CreateCall(intrinsic(module, "hi"), {pair}));
+    } else {
+      llvm::Value* low = b.CreateCall(intrinsic(module, "vmpyewuh"), {x, y});
+      parts.push_back(b.CreateCall(intrinsic(module, m.round ? "vmpyowh_rnd_sacc" : "vmpyowh_sacc"), {low, x, y}));
+    }
+  }
+  llvm::Value* whole = concat(b, parts);
+  return lanes % 32 ? slice(b, whole, 0, lanes) : whole;
 }
 
 }  // namespace

@@ -29,6 +29,8 @@ struct HvxMatch {
   std::vector<Expr> operands;
   bool is_signed = false;  // custom rows: the signedness their emitter needs
   bool packed = false;     // custom rows: the dot product's bytes come as one span
+  int shift = 0;           // custom rows: the fixed-point multiply's shift (31 or 32)
+  bool round = false;      // custom rows: the fixed-point multiply rounds
 };
 
 // The first row of the table whose pattern matches `e` on `target`, or nullopt.

@@ -1,6 +1,8 @@
 // Code that must not be vectorized, by dspc's vectorize pass or by LLVM's loop vectoriser.
 #pragma once
 
+#include <optional>
+
 #include "compiler/ir/IR.h"
 
 namespace dspc {
@@ -18,5 +20,20 @@ bool must_stay_scalar(const Stmt& body, bool hexagon);
 
 // True when `body` computes with 64-bit integers or floats (not handles).
 bool computes_64bit(const Stmt& body);
+
+// A 32-bit fixed-point multiply written with a 64-bit product, which HVX has instructions for
+// (codegen/HvxIdioms.def, fixed_mul), so it does not keep a loop scalar on Hexagon:
+//   i32((i64(a) * i64(b)) / 2^32)                      the high word of the product
+//   i32(min(i64(a) * i64(b) / 2^31, 2^31 - 1))         the doubled product's high word
+//   i32(min((i64(a) * i64(b) + 2^30) / 2^31, 2^31 - 1))  ... rounded
+// with >> for the floor division, a and b 32-bit signed (either may be a constant in i32's
+// range), max(..., -2^31) allowed (it never binds). The min may be left out of the 2^31 forms
+// when a factor is a constant other than -2^31: only (-2^31)^2 / 2^31 leaves i32's range.
+struct FixedPointMul {
+  Expr a, b;          // the i32 factors (a constant factor as an i32 constant)
+  int shift = 0;      // 31 or 32
+  bool round = false;  // + 2^30 before the shift
+};
+std::optional<FixedPointMul> match_fixed_point_mul(const Expr& e);
 
 }  // namespace dspc
