@@ -20,7 +20,9 @@ import subprocess
 import sys
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
-KERNELS = ["vadd_u8", "conv3x3a16", "dilate3x3", "median3x3", "gaussian5x5", "sobel", "dense"]
+KERNELS = ["vadd_u8", "conv3x3a16", "dilate3x3", "median3x3", "gaussian5x5", "sobel", "dense",
+           "downscale2x2_u8", "row_sad_u8", "fir16_i16", "matmul_i8", "box5x5_u8", "add_sat_u16",
+           "rgb_to_gray_u8", "transpose_u8", "threshold_u8", "box3x3_u16"]
 WAYS = [("dspc", "bench_compile_dspc"), ("halide", "bench_compile_halide")]
 
 

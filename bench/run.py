@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Packet-count benchmark: seven kernels built three ways, measured under qemu-hexagon.
+"""Packet-count benchmark: the bench kernels built four ways, measured under qemu-hexagon.
 
   python3 bench/run.py --dspc build/dspc [--kernels vadd_u8,dense] [--ways dspc,sched,halide,c]
 
@@ -32,6 +32,16 @@ KERNELS = {
     "gaussian5x5": (256 * 1024, 4.50),
     "sobel": (256 * 1024, 5.00),
     "dense": (64 * 128, 130.0),
+    "downscale2x2_u8": (256 * 1024, 4.00),
+    "row_sad_u8": (256, 2048.0),
+    "fir16_i16": (256 * 1024, 18.0),
+    "matmul_i8": (64 * 96, 98.0),
+    "box5x5_u8": (256 * 1024, 9.00),
+    "add_sat_u16": (256 * 1024, 4.00),
+    "rgb_to_gray_u8": (256 * 1024, 3.00),
+    "transpose_u8": (256 * 256, 1.75),
+    "threshold_u8": (256 * 1024, 1.00),
+    "box3x3_u16": (256 * 1024, 4.50),
 }
 WAYS = ["dspc", "sched", "halide", "c"]
 

@@ -1,4 +1,4 @@
-// The Halide 14 peers of the seven benchmark kernels: one definition of each algorithm and
+// The Halide 14 peers of the benchmark kernels: one definition of each algorithm and
 // schedule, used by the packet harness's generator (halide_kernels.cpp) and by the
 // compile-time benchmark (bench/compile/bench_compile_halide.cpp). Host-only code that links
 // libHalide14 (and with it LLVM 14): never link it into a process that links dspc's LLVM 19.

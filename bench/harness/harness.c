@@ -3,7 +3,7 @@
  * scalar reference (reference_<kernel>, compiled without vectorisation) and compares every
  * element. Exit status 0 when all match, 1 on a mismatch or a failing kernel.
  *
- * Compiled with -DBENCH_KERNEL_<name> for one of the seven kernels. */
+ * Compiled with -DBENCH_KERNEL_<name> for one of the kernels of bench/run.py. */
 #include "bench.h"
 
 #include "../../runtime-support/device/platform.h"
@@ -121,6 +121,120 @@ REF static void reference(void** b) {
       uint32_t s = 0;
       for (int k = 0; k < DK; k++) s += (uint32_t)a[m * DK + k] * bb[k * DN + n];
       c[m * DN + n] = s;
+    }
+}
+#elif defined(BENCH_KERNEL_downscale2x2_u8)
+const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {2 * H, 2 * W}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  uint8_t* o = b[1];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int s = 2;
+      for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 2; c++) s += in[(2 * y + r) * 2 * W + 2 * x + c];
+      o[y * W + x] = (uint8_t)(s >> 2);
+    }
+}
+#elif defined(BENCH_KERNEL_row_sad_u8)
+const bench_param bench_params[] = {
+    {"A", 1, 8, 0, 2, {H, W}}, {"B", 1, 8, 0, 2, {H, W}}, {"S", 1, 32, 1, 1, {H}}};
+REF static void reference(void** b) {
+  const uint8_t *a = b[0], *bb = b[1];
+  uint32_t* s = b[2];
+  for (int y = 0; y < H; y++) {
+    uint32_t acc = 0;
+    for (int x = 0; x < W; x++) acc += (uint32_t)(MAX(a[y * W + x], bb[y * W + x]) - MIN(a[y * W + x], bb[y * W + x]));
+    s[y] = acc;
+  }
+}
+#elif defined(BENCH_KERNEL_fir16_i16)
+enum { FIR_TAPS = 16, FIR_IW = W + FIR_TAPS - 1 };
+const bench_param bench_params[] = {{"I", 0, 16, 0, 2, {H, FIR_IW}}, {"O", 0, 32, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  static const int taps[FIR_TAPS] = {3, -7, 12, -20, 33, -51, 90, 300, 250, 80, -45, 27, -18, 11, -6, 2};
+  const int16_t* in = b[0];
+  int32_t* o = b[1];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int32_t s = 0;
+      for (int k = 0; k < FIR_TAPS; k++) s += taps[k] * in[y * FIR_IW + x + k];
+      o[y * W + x] = s;
+    }
+}
+#elif defined(BENCH_KERNEL_matmul_i8)
+enum { MM = 64, MK = 192, MN = 96 };
+const bench_param bench_params[] = {
+    {"A", 0, 8, 0, 2, {MM, MK}}, {"B", 0, 8, 0, 2, {MK, MN}}, {"C", 0, 32, 1, 2, {MM, MN}}};
+REF static void reference(void** b) {
+  const int8_t *a = b[0], *bb = b[1];
+  int32_t* c = b[2];
+  for (int m = 0; m < MM; m++)
+    for (int n = 0; n < MN; n++) {
+      int32_t s = 0;
+      for (int k = 0; k < MK; k++) s += a[m * MK + k] * bb[k * MN + n];
+      c[m * MN + n] = s;
+    }
+}
+#elif defined(BENCH_KERNEL_box5x5_u8)
+const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {H, W}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  uint8_t* o = b[1];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int s = 0;
+      for (int r = -2; r <= 2; r++)
+        for (int c = -2; c <= 2; c++) s += px(in, y + r, x + c);
+      o[y * W + x] = (uint8_t)((s + 12) / 25);
+    }
+}
+#elif defined(BENCH_KERNEL_add_sat_u16)
+const bench_param bench_params[] = {
+    {"A", 1, 16, 0, 2, {H, W}}, {"B", 1, 16, 0, 2, {H, W}}, {"C", 1, 16, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint16_t *a = b[0], *bb = b[1];
+  uint16_t* c = b[2];
+  for (int i = 0; i < H * W; i++) c[i] = (uint16_t)MIN((uint32_t)a[i] + bb[i], 65535u);
+}
+#elif defined(BENCH_KERNEL_rgb_to_gray_u8)
+const bench_param bench_params[] = {{"R", 1, 8, 0, 2, {H, W}}, {"G", 1, 8, 0, 2, {H, W}},
+                                    {"B", 1, 8, 0, 2, {H, W}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t *r = b[0], *g = b[1], *bl = b[2];
+  uint8_t* o = b[3];
+  for (int i = 0; i < H * W; i++) o[i] = (uint8_t)((77 * r[i] + 150 * g[i] + 29 * bl[i] + 128) >> 8);
+}
+#elif defined(BENCH_KERNEL_transpose_u8)
+enum { TN = 256 };
+const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {TN, TN}}, {"O", 1, 8, 1, 2, {TN, TN}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  uint8_t* o = b[1];
+  for (int j = 0; j < TN; j++)
+    for (int i = 0; i < TN; i++) o[i * TN + j] = in[j * TN + i];
+}
+#elif defined(BENCH_KERNEL_threshold_u8)
+/* T is a one-element tensor for dspc (a func's parameters are tensors); Halide and C take its
+ * value as a scalar argument (impl_halide.c, impl_c.c). */
+const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {H, W}}, {"T", 1, 8, 0, 1, {1}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  const uint8_t t = *(const uint8_t*)b[1];
+  uint8_t* o = b[2];
+  for (int i = 0; i < H * W; i++) o[i] = in[i] > t ? 255 : 0;
+}
+#elif defined(BENCH_KERNEL_box3x3_u16)
+const bench_param bench_params[] = {{"I", 1, 16, 0, 2, {H, W}}, {"O", 1, 16, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint16_t* in = b[0];
+  uint16_t* o = b[1];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      uint16_t s = 0;
+      for (int r = -1; r <= 1; r++)
+        for (int c = -1; c <= 1; c++) s = (uint16_t)(s + in[CLAMP(y + r, 0, H - 1) * W + CLAMP(x + c, 0, W - 1)]);
+      o[y * W + x] = s;
     }
 }
 #else

@@ -27,4 +27,35 @@ int bench_call(void** b) { return gaussian5x5(b[0], b[1], dspc_context_default()
 #elif defined(BENCH_KERNEL_sobel)
 int32_t sobel(void*, void*, dspc_context*);
 int bench_call(void** b) { return sobel(b[0], b[1], dspc_context_default()); }
+#elif defined(BENCH_KERNEL_downscale2x2_u8)
+int32_t downscale2x2_u8(void*, void*, dspc_context*);
+int bench_call(void** b) { return downscale2x2_u8(b[0], b[1], dspc_context_default()); }
+#elif defined(BENCH_KERNEL_row_sad_u8)
+int32_t row_sad_u8(void*, void*, void*, dspc_context*);
+int bench_call(void** b) { return row_sad_u8(b[0], b[1], b[2], dspc_context_default()); }
+#elif defined(BENCH_KERNEL_fir16_i16)
+int32_t fir16_i16(void*, void*, dspc_context*);
+int bench_call(void** b) { return fir16_i16(b[0], b[1], dspc_context_default()); }
+#elif defined(BENCH_KERNEL_matmul_i8)
+int32_t matmul_i8(void*, void*, void*, dspc_context*);
+int bench_call(void** b) { return matmul_i8(b[0], b[1], b[2], dspc_context_default()); }
+#elif defined(BENCH_KERNEL_box5x5_u8)
+int32_t box5x5_u8(void*, void*, dspc_context*);
+int bench_call(void** b) { return box5x5_u8(b[0], b[1], dspc_context_default()); }
+#elif defined(BENCH_KERNEL_add_sat_u16)
+int32_t add_sat_u16(void*, void*, void*, dspc_context*);
+int bench_call(void** b) { return add_sat_u16(b[0], b[1], b[2], dspc_context_default()); }
+#elif defined(BENCH_KERNEL_rgb_to_gray_u8)
+int32_t rgb_to_gray_u8(void*, void*, void*, void*, dspc_context*);
+int bench_call(void** b) { return rgb_to_gray_u8(b[0], b[1], b[2], b[3], dspc_context_default()); }
+#elif defined(BENCH_KERNEL_transpose_u8)
+int32_t transpose_u8(void*, void*, dspc_context*);
+int bench_call(void** b) { return transpose_u8(b[0], b[1], dspc_context_default()); }
+#elif defined(BENCH_KERNEL_threshold_u8)
+/* T, the threshold, is a one-element tensor. */
+int32_t threshold_u8(void*, void*, void*, dspc_context*);
+int bench_call(void** b) { return threshold_u8(b[0], b[1], b[2], dspc_context_default()); }
+#elif defined(BENCH_KERNEL_box3x3_u16)
+int32_t box3x3_u16(void*, void*, dspc_context*);
+int bench_call(void** b) { return box3x3_u16(b[0], b[1], dspc_context_default()); }
 #endif

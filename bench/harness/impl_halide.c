@@ -45,17 +45,53 @@ _Static_assert(sizeof(halide_buffer_t) == 40, "Halide 14 buffer layout, 32-bit")
 #elif defined(BENCH_KERNEL_sobel)
 #define FN halide_sobel
 #define ARGS 2
+#elif defined(BENCH_KERNEL_downscale2x2_u8)
+#define FN halide_downscale2x2_u8
+#define ARGS 2
+#elif defined(BENCH_KERNEL_row_sad_u8)
+#define FN halide_row_sad_u8
+#define ARGS 3
+#elif defined(BENCH_KERNEL_fir16_i16)
+#define FN halide_fir16_i16
+#define ARGS 2
+#elif defined(BENCH_KERNEL_matmul_i8)
+#define FN halide_matmul_i8
+#define ARGS 3
+#elif defined(BENCH_KERNEL_box5x5_u8)
+#define FN halide_box5x5_u8
+#define ARGS 2
+#elif defined(BENCH_KERNEL_add_sat_u16)
+#define FN halide_add_sat_u16
+#define ARGS 3
+#elif defined(BENCH_KERNEL_rgb_to_gray_u8)
+#define FN halide_rgb_to_gray_u8
+#define ARGS 4
+#elif defined(BENCH_KERNEL_transpose_u8)
+#define FN halide_transpose_u8
+#define ARGS 2
+#elif defined(BENCH_KERNEL_threshold_u8)
+/* The threshold is a Param<uint8_t>: the pipeline takes its value, not a buffer. */
+#define FN halide_threshold_u8
+#define ARGS 3
+#define SCALAR_ARG1 1
+#elif defined(BENCH_KERNEL_box3x3_u16)
+#define FN halide_box3x3_u16
+#define ARGS 2
 #endif
 
-#if ARGS == 3
+#if defined(SCALAR_ARG1)
+int FN(halide_buffer_t*, uint8_t, halide_buffer_t*);
+#elif ARGS == 4
+int FN(halide_buffer_t*, halide_buffer_t*, halide_buffer_t*, halide_buffer_t*);
+#elif ARGS == 3
 int FN(halide_buffer_t*, halide_buffer_t*, halide_buffer_t*);
 #else
 int FN(halide_buffer_t*, halide_buffer_t*);
 #endif
 
 int bench_call(void** b) {
-  static halide_buffer_t hb[3];
-  static halide_dimension_t dims[3][2];
+  static halide_buffer_t hb[4];
+  static halide_dimension_t dims[4][2];
   for (int i = 0; i < bench_num_params; i++) {
     const bench_param* p = &bench_params[i];
     int32_t stride = 1;
@@ -66,7 +102,11 @@ int bench_call(void** b) {
     }
     hb[i] = (halide_buffer_t){0, 0, b[i], 0, {p->code, p->bits, 1}, p->ndim, dims[i], 0};
   }
-#if ARGS == 3
+#if defined(SCALAR_ARG1)
+  return FN(&hb[0], *(const uint8_t*)b[1], &hb[2]);
+#elif ARGS == 4
+  return FN(&hb[0], &hb[1], &hb[2], &hb[3]);
+#elif ARGS == 3
   return FN(&hb[0], &hb[1], &hb[2]);
 #else
   return FN(&hb[0], &hb[1]);
