@@ -245,6 +245,9 @@ class ShapeInferenceChild {
   bool send_frame(char kind, const std::string& bytes) { return write_frame(fd_, kind, bytes); }
 
   [[noreturn]] static void serve(int fd) {
+    // A crash here is the model's error, which the parent reports: the child dies of the signal,
+    // whatever handlers it inherited (a fuzzer's or a sanitizer's would report it as dspc's).
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) signal(sig, SIG_DFL);
     for (;;) {
       char kind = 0;
       std::string bytes;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "compiler/arith/Semantics.h"
 #include "compiler/onnx/OnnxModel.h"
 
 namespace dspc {
@@ -219,15 +220,8 @@ void put_i(DataType t, std::vector<uint8_t>& b, size_t i, int64_t v) {
 
 void put_f(DataType t, std::vector<uint8_t>& b, size_t i, double v) {
   if (!t.is_float()) {
-    // The language's float-to-integer cast: truncate and saturate, NaN to 0.
-    if (std::isnan(v)) return put_i(t, b, i, 0);
-    if (t.is_bool()) return put_i(t, b, i, v != 0);
-    double lo = static_cast<double>(t.min_int());
-    double hi = t.is_uint() && t.bits == 64 ? 18446744073709551615.0 : static_cast<double>(t.max_int_signed());
-    v = std::trunc(std::min(std::max(v, lo), hi));
-    if (t.is_uint() && t.bits == 64 && v >= 9223372036854775808.0)
-      return put_i(t, b, i, static_cast<int64_t>(static_cast<uint64_t>(v)));
-    return put_i(t, b, i, static_cast<int64_t>(v));
+    // The language's float-to-integer cast: truncate and saturate, NaN to 0 (x != 0 to bool).
+    return put_i(t, b, i, eval_cast(t, DataType::f64(), Value::of_float(v)).i);
   }
   if (t.bits == 32) {
     float f = static_cast<float>(v);
