@@ -3,7 +3,8 @@
 // it), so Clang's CodeGen and LLVM's LTO call getPollyPluginInfo() to register Polly's passes.
 // Polly ships only as the plugin LLVMPolly.so, built against the shared libLLVM, so no static
 // archive defines it. dspc never asks for Polly: this registers nothing.
-#include <llvm/Passes/PassBuilder.h>
+// PassPlugin.h declares PassBuilder, which is all the callback needs (PassBuilder.h itself
+// would be most of this file's compile time).
 #include <llvm/Passes/PassPlugin.h>
 
 llvm::PassPluginLibraryInfo getPollyPluginInfo();
