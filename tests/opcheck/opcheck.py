@@ -30,6 +30,8 @@ accepted is taken out by hand).
     opcheck.py --dspc build/dspc                       run, print the table, exit 1 on a failure
     opcheck.py --dspc build/dspc --write-table         also write docs/opcheck.md, add new passes
     opcheck.py --table-from RESULTS.json --check-table is docs/opcheck.md up to date?
+    opcheck.py --dspc build/dspc --sample 2             every second file only (the default tier's
+                                                       sample; the full tier runs them all)
     opcheck.py --self-test --dspc build/dspc           the harness's own tests
 """
 import argparse
@@ -651,6 +653,8 @@ def main():
     ap.add_argument('--check-table', action='store_true',
                     help='fail if docs/opcheck.md or expected_passes.txt is not up to date')
     ap.add_argument('--self-test', action='store_true')
+    ap.add_argument('--sample', type=int, default=1, metavar='N',
+                    help='only every Nth file of the suite (as --only does: no table, no whole-suite verdicts)')
     a = ap.parse_args()
     scratch = None
     if not a.work:
@@ -662,32 +666,38 @@ def main():
     files = suite_files(a.only)
     if not files:
         ap.error('--only ' + ' '.join(a.only) + ': no such file in tests/opcheck (give names without .dsp)')
+    if a.sample < 1:
+        ap.error('--sample needs a positive N')
+    partial = bool(a.only) or a.sample > 1
+    files = files[::a.sample]
     if a.table_from:
         results = json.load(open(a.table_from))['results']
     elif a.dspc:
         results = measure(a.dspc, files, a.work, a.jobs)
     else:
         ap.error('give --dspc or --table-from')
-    not_expr = parse_not_expressible(NOT_EXPRESSIBLE) if not a.only else []
+    not_expr = parse_not_expressible(NOT_EXPRESSIBLE) if not partial else []
     if a.results:
         with open(a.results, 'w') as f:
             json.dump({'results': results}, f, indent=1)
     print_table(results, not_expr)
 
     expected = read_expected(EXPECTED)
-    failures, new = verdict(results, expected, complete=not a.only)
+    failures, new = verdict(results, expected, complete=not partial)
     if new:
         print(f'\n{len(new)} new passes, not in tests/opcheck/expected_passes.txt: {" ".join(new)}'
               '\n(--write-table adds them)')
     text = table(results, not_expr, file_titles(suite_files()))
     if a.write_table:
-        if a.only:
-            ap.error('--write-table needs the whole suite (no --only)')
+        if partial:
+            ap.error('--write-table needs the whole suite (no --only, no --sample)')
         with open(TABLE, 'w') as f:
             f.write(text)
         write_expected(EXPECTED, expected + new, results)
         print(f'wrote {TABLE}' + (f' and added {len(new)} names to {EXPECTED}' if new else ''))
     elif a.check_table:
+        if partial:
+            ap.error('--check-table needs the whole suite (no --only, no --sample)')
         if not os.path.exists(TABLE) or open(TABLE).read() != text:
             failures.append('docs/opcheck.md is not up to date: run '
                             'python3 tests/opcheck/opcheck.py --dspc build/dspc --write-table')

@@ -43,7 +43,7 @@ DEFAULT_FAMILIES = {
 # Tests that only test-all runs.
 FULL_ONLY = [r"^difftest/sample-", r"^fuzz/dspc-2000$", r"^install/", r"^build/unix-makefiles$",
              r"^e2e/difftest/", r"^e2e-compile/",
-             r"^cli/tir-round-trip-all$"]
+             r"^cli/tir-round-trip-all$", r"^opcheck/suite-all$"]
 
 
 def main():
