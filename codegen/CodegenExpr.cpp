@@ -468,7 +468,13 @@ bool FunctionCodegen::lane_offsets(const Expr& e, int lanes, Expr& base, std::ve
       for (int i = 0; i < lanes; ++i) off[i] = op->op == BinaryOp::Add ? oa[i] + ob[i] : oa[i] - ob[i];
       return true;
     case BinaryOp::Mul:
-      if (!c || !lane_offsets(op->a, lanes, ba, oa)) return false;
+      if (const auto* bl = op->a.as<Broadcast>(); !c && bl && const_int(bl->value)) {
+        // A constant on the left (2 * x): the same product.
+        c = const_int(bl->value);
+        if (!lane_offsets(op->b, lanes, ba, oa)) return false;
+      } else if (!c || !lane_offsets(op->a, lanes, ba, oa)) {
+        return false;
+      }
       base = Binary::make(BinaryOp::Mul, ba, make_const(ba.dtype(), *c));
       off.resize(lanes);
       for (int i = 0; i < lanes; ++i) off[i] = oa[i] * *c;
@@ -625,7 +631,72 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
   return pieces.size() == 1 ? pieces[0] : llvm::concatenateVectors(b_, pieces);
 }
 
+// A vector index that is not a ramp but whose lanes are consecutive elements (a fused pair of
+// loops: (x0 + j / 64) * 64 + j % 64): the stride-1 ramp at its first lane, so that the access
+// is one dense vector access. The index itself otherwise.
+Expr FunctionCodegen::dense_index(const Expr& idx) const {
+  int lanes = idx.dtype().lanes;
+  if (lanes < 2 || idx.as<Ramp>()) return idx;
+  Expr base;
+  std::vector<int64_t> off;
+  if (!lane_offsets(idx, lanes, base, off)) return idx;
+  for (int i = 1; i < lanes; ++i)
+    if (off[i] != off[0] + i) return idx;
+  DataType t = base.dtype();
+  Expr at = off[0] ? Binary::make(BinaryOp::Add, base, make_const(t, off[0])) : base;
+  return Ramp::make(at, make_const(t, 1), lanes);
+}
+
+// A vector load whose lanes are runs of consecutive elements, each a power of two long and at
+// least 16 bytes (a fused pair of loops reading I[y, 2 * x + t, c], 64 channels: two runs of
+// 64 bytes, 128 apart): one dense load per run, concatenated, instead of a lane-by-lane
+// gather. LLVM's Hexagon backend reads such neighbouring short loads as aligned vectors and
+// valigns. Null when the load is not of that form.
+llvm::Value* FunctionCodegen::runs_load(const Load* op, llvm::Type* mty) {
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(mty);
+  if (!vt || op->indices.size() != 1 || op->indices[0].as<Ramp>() || !vt->getElementType()->isIntegerTy() ||
+      vt->getScalarSizeInBits() % 8)
+    return nullptr;
+  int64_t eb = vt->getScalarSizeInBits() / 8;
+  int lanes = op->dtype.lanes;
+  Expr base;
+  std::vector<int64_t> off;
+  if (lanes < 2 || !lane_offsets(op->indices[0], lanes, base, off)) return nullptr;
+  std::vector<std::pair<int, int>> runs;  // first lane, length
+  for (int i = 0; i < lanes;) {
+    int n = 1;
+    while (i + n < lanes && off[i + n] == off[i] + n) ++n;
+    if ((n & (n - 1)) != 0 || n * eb < 16) return nullptr;
+    runs.push_back({i, n});
+    i += n;
+  }
+  if (runs.size() < 2) return nullptr;
+  DataType t = base.dtype();
+  std::vector<llvm::Value*> pieces;
+  for (auto [first, n] : runs) {
+    Expr at = off[first] ? Binary::make(BinaryOp::Add, base, make_const(t, off[first])) : base;
+    pieces.push_back(eval(Load::make(op->buffer, {Ramp::make(at, make_const(t, 1), n)})));
+  }
+  // Pairwise concatenation, shortest pieces first, keeps every shuffle's operands one type.
+  while (pieces.size() > 1) {
+    std::vector<llvm::Value*> next;
+    for (size_t p = 0; p + 1 < pieces.size(); p += 2) {
+      auto* a = llvm::cast<llvm::FixedVectorType>(pieces[p]->getType());
+      auto* b = llvm::cast<llvm::FixedVectorType>(pieces[p + 1]->getType());
+      if (a->getNumElements() != b->getNumElements()) return nullptr;
+      next.push_back(llvm::concatenateVectors(b_, {pieces[p], pieces[p + 1]}));
+    }
+    if (pieces.size() % 2) return nullptr;
+    pieces = std::move(next);
+  }
+  return pieces[0];
+}
+
 llvm::Value* FunctionCodegen::eval_load(const Load* op) {
+  if (op->indices.size() == 1 && op->dtype.is_vector()) {
+    Expr dense = dense_index(op->indices[0]);
+    if (!dense.same_as(op->indices[0])) return eval_load(Load::make(op->buffer, {dense}, op->span).as<Load>());
+  }
   llvm::Type* mty = memory_type(ctx_, op->dtype);
   if (!op->dtype.is_bool())
     if (llvm::Value* v = realigned_load(op, mty)) return v;
@@ -633,6 +704,8 @@ llvm::Value* FunctionCodegen::eval_load(const Load* op) {
     if (llvm::Value* v = interleaved_load(op, mty)) return v;
   if (!op->dtype.is_bool() && op->dtype.is_vector())
     if (llvm::Value* v = window_load(op, mty)) return v;
+  if (!op->dtype.is_bool() && op->dtype.is_vector())
+    if (llvm::Value* v = runs_load(op, mty)) return v;
   Access a = address(op->buffer, op->indices);
   llvm::Value* v = nullptr;
   if (a.is_gather && target_.arch == Arch::hexagon) {

@@ -280,6 +280,13 @@ void FunctionCodegen::emit_allocate(const Allocate* op) {
 }
 
 void FunctionCodegen::emit_store(const Store* op) {
+  if (op->indices.size() == 1 && op->value.dtype().is_vector()) {
+    Expr dense = dense_index(op->indices[0]);
+    if (!dense.same_as(op->indices[0])) {
+      emit_store(Store::make(op->buffer, {dense}, op->value, op->span).as<Store>());
+      return;
+    }
+  }
   llvm::Value* v = eval(op->value);
   if (op->value.dtype().is_bool()) v = b_.CreateZExt(v, memory_type(ctx_, op->value.dtype()));
   Access a = address(op->buffer, op->indices);

@@ -118,6 +118,8 @@ class FunctionCodegen {
   llvm::Value* realigned_load(const Load* op, llvm::Type* mty);
   llvm::Value* interleaved_load(const Load* op, llvm::Type* mty);
   llvm::Value* window_load(const Load* op, llvm::Type* mty);
+  llvm::Value* runs_load(const Load* op, llvm::Type* mty);
+  Expr dense_index(const Expr& idx) const;
   bool lane_offsets(const Expr& e, int lanes, Expr& base, std::vector<int64_t>& off) const;
   // The piece size when a load of type t is split into register-wide loads (0: not split).
   int64_t split_bytes(llvm::Type* t) const;

@@ -16,6 +16,7 @@
 //     loop (see Vectorize.h for the cases).
 #include "passes/Vectorize.h"
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -44,6 +45,12 @@ Expr scalar_of(const Expr& e) {
 class LaneWidener : public IRMutator {
  public:
   LaneWidener(const VarNode* var, Expr ramp, int lanes) : lanes_(lanes) { replace_[var] = std::move(ramp); }
+  // Two loop variables at once, each given its lane values (a fused pair of loops).
+  LaneWidener(const VarNode* outer, Expr outer_lanes, const VarNode* inner, Expr inner_lanes, int lanes)
+      : lanes_(lanes) {
+    replace_[outer] = std::move(outer_lanes);
+    replace_[inner] = std::move(inner_lanes);
+  }
 
   Expr widen(const Expr& e) const {
     if (is_vector(e)) return e;
@@ -262,6 +269,8 @@ class LoopVectorizer : public IRMutator {
       : hexagon_(target.arch == Arch::hexagon), vector_bytes_(target.vector_bytes) {}
 
   Stmt mutate_For(const For* op, const Stmt& self) override {
+    if (hexagon_)
+      if (Stmt fused = fuse_short_vector(op)) return fused;
     Stmt inner = IRMutator::mutate_For(op, self);
     const auto* loop = inner.as<For>();
     if (loop->for_kind != ForKind::Vectorized) return inner;
@@ -293,6 +302,171 @@ class LoopVectorizer : public IRMutator {
   static Stmt widen_at(const For* loop, const Expr& at, int lanes) {
     LaneWidener w(loop->var.get(), Ramp::make(at, make_i32(1), lanes, loop->span), lanes);
     return w.mutate(loop->body);
+  }
+
+  // On Hexagon, a vectorized loop v of L lanes (a power of two) whose values fill only 1/k of a
+  // vector register (64 u8 channels: half of one), directly inside a loop x (through loops of
+  // extent 1 only), runs as one loop of k * L lanes over k consecutive x at once: lane j is
+  // x = x0 + j / L, v = v.min + j % L. A stage stored row-major with v innermost and x next
+  // (O[y, x, c] with c's extent L) then stores whole dense vectors, and its loads are dense or
+  // runs of L consecutive elements, which codegen reads without gathers. Only when every
+  // store outside the body's local state is dense in the fused lanes, every load's lanes are
+  // runs of at least a quarter register, and the body stores only what it does not read (so
+  // that lanes are independent, and a last group shifted inwards may recompute a few x).
+  // Null when the pair does not qualify: the loops are then handled one by one.
+  Stmt fuse_short_vector(const For* op) {
+    const IntImm* extent = as_int(op->extent);
+    if (op->for_kind == ForKind::Vectorized || !extent || extent->value < 2) return Stmt();
+    std::vector<const For*> units;
+    Stmt s = op->body;
+    while (const auto* f = s.as<For>()) {
+      if (f->for_kind == ForKind::Vectorized) break;
+      const IntImm* e = as_int(f->extent);
+      if (!e || e->value != 1) return Stmt();
+      units.push_back(f);
+      s = f->body;
+    }
+    const auto* v = s.as<For>();
+    if (!v || v->for_kind != ForKind::Vectorized) return Stmt();
+    const IntImm* ve = as_int(v->extent);
+    if (!ve || ve->value < 2 || (ve->value & (ve->value - 1)) != 0) return Stmt();
+    Stmt vbody = mutate(v->body);  // what is inside the vector loop first, as mutate_For does
+    if (must_stay_scalar(vbody, hexagon_) || !stores_only_what_it_does_not_read(vbody)) return Stmt();
+    int64_t L = ve->value, E = extent->value;
+    Stmt inner_loop = For::make(v->var, v->min, v->extent, v->for_kind, vbody, v->span);
+    int64_t lane_bytes = 0;
+    try {
+      lane_bytes = widest_lane_bytes(widen_at(inner_loop.as<For>(), v->min, static_cast<int>(L)));
+    } catch (const CannotVectorize&) {
+      return Stmt();
+    }
+    if (L * lane_bytes >= vector_bytes_ || vector_bytes_ % (L * lane_bytes)) return Stmt();
+    int64_t k = vector_bytes_ / (L * lane_bytes);
+    if (E < k || k * L > kMaxLanes) return Stmt();
+    int N = static_cast<int>(k * L);
+    DataType xt = op->var->dtype, vt = v->var->dtype;
+    VarRef xo = VarNode::make(op->var->name + "_f", xt, op->span);
+    // x0 = x.min + xo * k, the last group shifted inwards when k does not divide E.
+    Expr start = Binary::make(BinaryOp::Mul, var_expr(xo), make_const(xt, k));
+    if (E % k) start = Binary::make(BinaryOp::Min, start, make_const(xt, E - k));
+    Expr x0 = simplify_expr(Binary::make(BinaryOp::Add, op->min, start));
+    Expr j = Ramp::make(make_const(xt, 0), make_const(xt, 1), N, op->span);
+    Expr xl = Binary::make(BinaryOp::Add, Broadcast::make(x0, N),
+                           Binary::make(BinaryOp::Div, j, Broadcast::make(make_const(xt, L), N)));
+    Expr jv = Ramp::make(make_const(vt, 0), make_const(vt, 1), N, op->span);
+    Expr vl = Binary::make(BinaryOp::Add, Broadcast::make(v->min, N),
+                           Binary::make(BinaryOp::Mod, jv, Broadcast::make(make_const(vt, L), N)));
+    Stmt body;
+    try {
+      LaneWidener w(op->var.get(), xl, v->var.get(), vl, N);
+      body = w.mutate(vbody);
+    } catch (const CannotVectorize&) {
+      return Stmt();
+    }
+    if (widest_lane_bytes(body) * N != vector_bytes_ || !fused_accesses_ok(body, L, vector_bytes_ / 4)) return Stmt();
+    for (auto it = units.rbegin(); it != units.rend(); ++it) body = LetStmt::make((*it)->var, (*it)->min, body, (*it)->span);
+    return For::make(xo, make_const(xt, 0), make_const(xt, (E + k - 1) / k), op->for_kind, body, op->span);
+  }
+
+  // Lane i of a fused index as base + off[i]: ramps and broadcasts, +, -, * by a constant, and
+  // / and % by a constant of an expression whose lanes are constants (the fused j / L, j % L).
+  static bool fused_offsets(const Expr& e, int lanes, std::vector<int64_t>& off, bool& constant_base) {
+    if (const auto* r = e.as<Ramp>()) {
+      const IntImm* st = as_int(r->stride);
+      if (!st || r->lanes != lanes) return false;
+      constant_base = as_int(r->base) != nullptr;
+      off.resize(lanes);
+      for (int i = 0; i < lanes; ++i) off[i] = i * st->value + (constant_base ? as_int(r->base)->value : 0);
+      return true;
+    }
+    if (const auto* b = e.as<Broadcast>()) {
+      constant_base = as_int(b->value) != nullptr;
+      off.assign(lanes, constant_base ? as_int(b->value)->value : 0);
+      return true;
+    }
+    const auto* op = e.as<Binary>();
+    if (!op || !is_vector(e)) return false;
+    std::vector<int64_t> oa, ob;
+    bool ca = false, cb = false;
+    const auto* bb = op->b.as<Broadcast>();
+    std::optional<int64_t> c;
+    if (bb && as_int(bb->value)) c = as_int(bb->value)->value;
+    switch (op->op) {
+      case BinaryOp::Add:
+      case BinaryOp::Sub:
+        if (!fused_offsets(op->a, lanes, oa, ca) || !fused_offsets(op->b, lanes, ob, cb)) return false;
+        off.resize(lanes);
+        for (int i = 0; i < lanes; ++i) off[i] = op->op == BinaryOp::Add ? oa[i] + ob[i] : oa[i] - ob[i];
+        constant_base = ca && cb;
+        return true;
+      case BinaryOp::Mul:
+        if (const auto* ba = op->a.as<Broadcast>(); !c && ba && as_int(ba->value)) {
+          c = as_int(ba->value)->value;
+          if (!fused_offsets(op->b, lanes, oa, ca)) return false;
+        } else if (!c || !fused_offsets(op->a, lanes, oa, ca)) {
+          return false;
+        }
+        off.resize(lanes);
+        for (int i = 0; i < lanes; ++i) off[i] = oa[i] * *c;
+        constant_base = ca;
+        return true;
+      case BinaryOp::Div:
+      case BinaryOp::Mod:
+        if (!c || *c <= 0 || !fused_offsets(op->a, lanes, oa, ca) || !ca) return false;
+        off.resize(lanes);
+        for (int i = 0; i < lanes; ++i) {
+          int64_t q = oa[i] >= 0 ? oa[i] / *c : -((-oa[i] + *c - 1) / *c);
+          off[i] = op->op == BinaryOp::Div ? q : oa[i] - q * *c;
+        }
+        constant_base = true;
+        return true;
+      default: return false;
+    }
+  }
+
+  // Every store of the fused body (outside its local state) dense, every load's lanes runs of
+  // consecutive elements at least `min_run_bytes` long (or dense).
+  static bool fused_accesses_ok(const Stmt& body, int64_t L, int64_t min_run_bytes) {
+    struct Check : IRVisitor {
+      int64_t min_run_bytes;
+      bool ok = true;
+      std::unordered_map<const BufferNode*, bool> local;
+      bool runs(const std::vector<Expr>& idx, int64_t elem_bytes, bool dense) {
+        if (idx.size() != 1 || !is_vector(idx[0])) return false;
+        int lanes = idx[0].dtype().lanes;
+        std::vector<int64_t> off;
+        bool cb = false;
+        if (!fused_offsets(idx[0], lanes, off, cb)) return false;
+        int64_t run = 1;
+        for (int i = 1; i <= lanes; ++i) {
+          if (i < lanes && off[i] == off[i - 1] + 1) {
+            ++run;
+            continue;
+          }
+          if (dense ? run != lanes : run * elem_bytes < min_run_bytes || (run & (run - 1)) != 0) return false;
+          run = 1;
+        }
+        return true;
+      }
+      using IRVisitor::visit;
+      void visit_Allocate(const Allocate* op) override {
+        local[op->buffer.get()] = true;
+        IRVisitor::visit_Allocate(op);
+      }
+      void visit_Load(const Load* op) override {
+        if (!local.count(op->buffer.get()) && op->dtype.lanes > 1 && !runs(op->indices, op->buffer->dtype.bytes(), false))
+          ok = false;
+        IRVisitor::visit_Load(op);
+      }
+      void visit_Store(const Store* op) override {
+        if (!local.count(op->buffer.get()) && !runs(op->indices, op->buffer->dtype.bytes(), true)) ok = false;
+        IRVisitor::visit_Store(op);
+      }
+    } check;
+    check.min_run_bytes = min_run_bytes;
+    (void)L;
+    check.visit(body);
+    return check.ok;
   }
 
   static Expr plus(const Expr& a, int64_t k) {

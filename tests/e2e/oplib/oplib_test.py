@@ -171,6 +171,14 @@ def cases(rng):
         pool(kind, 3, 2, 1, 9, 7, 3)
         pool(kind, 3, 1, 1, 1, 1, 131)
         pool(kind, 2, 2, 0, 127, 3, 1)
+        # Fewer channels than a vector: the vectorizer fuses x and c (passes/Vectorize.cpp).
+        # Rows of 448 bytes (unaligned), an odd output width (the last pair shifted inwards),
+        # 32 and 16 channels (4 and 8 pixels per vector), padding (clamped reads).
+        pool(kind, 2, 2, 0, 7, 7, 64)
+        pool(kind, 2, 2, 0, 6, 10, 32)
+        pool(kind, 2, 2, 0, 4, 9, 16)
+        pool(kind, 3, 2, 1, 9, 9, 64)
+        pool(kind, 3, 1, 1, 5, 6, 64)
 
     for N, M in [(1, 1), (3, 10), (2, 131)]:
         A = [rng.uniform(-20, 20) for _ in range(N * M)]
