@@ -179,6 +179,17 @@ def cases(rng):
         pool(kind, 2, 2, 0, 4, 9, 16)
         pool(kind, 3, 2, 1, 9, 9, 64)
         pool(kind, 3, 1, 1, 5, 6, 64)
+    # avgpool's 16-bit sum and division (schedules/nn.dsp): windows of one element (count 1,
+    # whose reciprocal needs the full 16 bits), a corner of count 1 (2 x 2 window, padding 1),
+    # the largest window (16 x 16, count 256), channel counts that do not divide 128 (column
+    # sums V not vectorized), 128 and 192 channels.
+    pool("avgpool", 1, 1, 0, 3, 5, 7)
+    pool("avgpool", 2, 1, 1, 4, 5, 65)
+    pool("avgpool", 16, 16, 0, 16, 16, 2)
+    pool("avgpool", 16, 1, 8, 3, 17, 1)
+    pool("avgpool", 3, 2, 1, 5, 4, 200)
+    pool("avgpool", 3, 1, 1, 4, 3, 128)
+    pool("avgpool", 2, 1, 0, 3, 3, 192)
 
     for N, M in [(1, 1), (3, 10), (2, 131)]:
         A = [rng.uniform(-20, 20) for _ in range(N * M)]
