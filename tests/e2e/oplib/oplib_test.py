@@ -150,6 +150,16 @@ def cases(rng):
     dw(1, 1, 1, 9, 9, 64, 3, 3)
     dw(2, 0, 1, 7, 5, 3, 3, 3)
     dw(1, 2, 2, 1, 1, 131, 3, 3)
+    # The padded copy Ip runs over x and c as one index (schedules/nn.dsp): channel counts that
+    # divide 128 (vector copy, its edges of P pixels scalar) and ones that do not, padding 0
+    # and 2, stride 2, dilation 2, rows shorter than a vector.
+    dw(1, 1, 1, 5, 7, 32, 3, 3)
+    dw(1, 1, 1, 4, 3, 128, 3, 3)
+    dw(2, 2, 1, 6, 5, 64, 3, 3)
+    dw(1, 0, 1, 4, 4, 16, 3, 3)
+    dw(1, 1, 2, 7, 6, 64, 3, 3)
+    dw(2, 1, 1, 5, 5, 200, 3, 3)
+    dw(1, 1, 1, 3, 3, 1, 2, 3)
 
     def pool(kind, KS, S, P, H, W, C):
         I = rnd(rng, "u8", H * W * C)
