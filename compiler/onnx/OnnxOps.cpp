@@ -220,7 +220,8 @@ void put_i(DataType t, std::vector<uint8_t>& b, size_t i, int64_t v) {
 
 void put_f(DataType t, std::vector<uint8_t>& b, size_t i, double v) {
   if (!t.is_float()) {
-    // The language's float-to-integer cast: truncate and saturate, NaN to 0 (x != 0 to bool).
+    // The language's casts: to an integer, truncate and saturate, NaN to 0; to bool, x != 0
+    // (so NaN is true, as ONNX's Cast has it).
     return put_i(t, b, i, eval_cast(t, DataType::f64(), Value::of_float(v)).i);
   }
   if (t.bits == 32) {
