@@ -11,6 +11,11 @@ clean so that none can lean on another's outputs; then the session test modules 
 runtime-support itself. Make, unlike Ninja, knows a custom command's output only
 in the directory that makes it: a target that uses it elsewhere needs a target-level dependency.
 With --all, it then builds everything (as `cmake --build DIR -j2` does).
+
+The tree is built with GCC (gcc and g++, the system's compilers, which a plain `cmake -S . -B
+build` picks), whatever CC and CXX say (setup.sh builds its own trees with clang-19), so that the
+GCC build, without precompiled headers (DSPC_PCH is off with GCC), stays tested: it also builds
+the IR layer, dspc_ir, C++ that every other layer includes.
 """
 import argparse
 import os
@@ -21,7 +26,7 @@ import sys
 # The ones that link runtime-support's archives: built alone after a clean, each must make them.
 ALONE = ["dspc_server", "dspc_pipe_echo", "dspc_runtime_device_tests"]
 # Then, without a clean, the other custom-command targets.
-REST = ["dspc_session_modules", "dspc_runtime"]
+REST = ["dspc_session_modules", "dspc_runtime", "dspc_ir"]
 
 
 def run(cmd):
@@ -43,7 +48,8 @@ def main():
     build = os.path.join(a.work_dir, "build")
     shutil.rmtree(build, ignore_errors=True)
     run([a.cmake, "-S", a.source_dir, "-B", build, "-G", "Unix Makefiles",
-         "-DCMAKE_BUILD_TYPE=Release", "-DDSPC_BENCH=OFF"])
+         "-DCMAKE_BUILD_TYPE=Release", "-DDSPC_BENCH=OFF",
+         "-DCMAKE_C_COMPILER=gcc", "-DCMAKE_CXX_COMPILER=g++"])
     for target in ALONE:
         run([a.cmake, "--build", build, "--target", "clean"])
         run([a.cmake, "--build", build, "-j", "2", "--target", target])
