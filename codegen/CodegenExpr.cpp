@@ -225,7 +225,8 @@ llvm::Value* FunctionCodegen::eval_div_mod(const Binary* op, llvm::Value* a, llv
   llvm::Value* q = b_.CreateSDiv(a, safe);
   llvm::Value* r = b_.CreateSRem(a, safe);
   // Truncating division rounds toward zero; step down when r and the divisor differ in sign.
-  llvm::Value* fix = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpSLT(b_.CreateXor(r, safe), zero));
+  llvm::Value* signs_differ = b_.CreateICmpSLT(b_.CreateXor(r, safe), zero);
+  llvm::Value* fix = b_.CreateAnd(b_.CreateICmpNE(r, zero), signs_differ);
   llvm::Value* res =
       is_div ? b_.CreateSub(q, b_.CreateZExt(fix, ty)) : b_.CreateSelect(fix, b_.CreateAdd(r, safe), r);
   if (!is_zero) return res;
@@ -286,7 +287,8 @@ llvm::Value* FunctionCodegen::eval_unary(const Unary* op) {
       if (t.is_uint()) return v;
       // fabs, as compiler/interp/Semantics.cpp: abs(-0.0) is +0.0 and a NaN loses its sign.
       if (t.is_float()) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v);
-      return b_.CreateSelect(b_.CreateICmpSLT(v, constant(v->getType(), 0)), b_.CreateNeg(v), v);
+      llvm::Value* neg = b_.CreateNeg(v);
+      return b_.CreateSelect(b_.CreateICmpSLT(v, constant(v->getType(), 0)), neg, v);
     }
   }
   throw CodegenError("unexpected unary operator");
@@ -330,7 +332,8 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
       return b_.CreateICmpEQ(eval(op->args[0]),
                              llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx_, 0)));
     if (op->name == kPrefetch) {
-      llvm::Value* at = b_.CreateInBoundsGEP(b_.getInt8Ty(), eval(op->args[0]), b_.CreateSExt(eval(op->args[1]), index_type_));
+      llvm::Value* offset = b_.CreateSExt(eval(op->args[1]), index_type_);
+      llvm::Value* at = b_.CreateInBoundsGEP(b_.getInt8Ty(), eval(op->args[0]), offset);
       std::vector<llvm::Value*> box;
       for (size_t k = 2; k < 5; ++k) box.push_back(eval(op->args[k]));
       if (!hooks_->prefetch_box(b_, at, box[0], box[1], box[2])) {
@@ -350,8 +353,10 @@ llvm::Value* FunctionCodegen::eval_call(const Call* op) {
       if (!g) throw CodegenError("constant_data(" + print_expr(op->args[0]) + ") names no constant of the module");
       return g;
     }
-    if (op->name == kHandleAdd)
-      return b_.CreateInBoundsGEP(b_.getInt8Ty(), eval(op->args[0]), b_.CreateSExt(eval(op->args[1]), index_type_));
+    if (op->name == kHandleAdd) {
+      llvm::Value* offset = b_.CreateSExt(eval(op->args[1]), index_type_);
+      return b_.CreateInBoundsGEP(b_.getInt8Ty(), eval(op->args[0]), offset);
+    }
     if (op->name == kThrowLastError) {
       // The message is already recorded by the runtime; the caller reads it after we fail.
       b_.CreateRet(b_.getInt32(-1));
@@ -617,8 +622,8 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
       int64_t at = off[r * per + i] - b * per;
       mask.push_back(at < 2 * per ? static_cast<int>(at) : -1);
     }
-    llvm::Value* v = blocks[r] == 1 ? b_.CreateShuffleVector(block(b), mask)
-                                    : b_.CreateShuffleVector(block(b), block(b + 1), mask);
+    llvm::Value* next = blocks[r] == 1 ? nullptr : block(b + 1);
+    llvm::Value* v = next ? b_.CreateShuffleVector(block(b), next, mask) : b_.CreateShuffleVector(block(b), mask);
     for (int64_t j = 2; j < blocks[r]; ++j) {
       for (int64_t i = 0; i < per; ++i) {
         int64_t at = off[r * per + i] - (b + j) * per;

@@ -249,7 +249,8 @@ llvm::Value* HexagonHooks::ordered_compare(llvm::IRBuilder<>& b, llvm::CmpInst::
     // max(x, NaN) gave x: tools/difftest.py seed final4, case 15145).
     llvm::Value* lanes = llvm::PoisonValue::get(llvm::FixedVectorType::get(b.getInt1Ty(), vt->getNumElements()));
     for (unsigned k = 0; k < vt->getNumElements(); ++k) {
-      llvm::Value* c = ordered_compare(b, p, b.CreateExtractElement(x, k), b.CreateExtractElement(y, k));
+      llvm::Value* yk = b.CreateExtractElement(y, k);
+      llvm::Value* c = ordered_compare(b, p, b.CreateExtractElement(x, k), yk);
       if (!c) return nullptr;
       lanes = b.CreateInsertElement(lanes, c, k);
     }

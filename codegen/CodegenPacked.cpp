@@ -100,7 +100,8 @@ llvm::Value* FunctionCodegen::eval_packed_intrinsic(const Call* op) {
     return call;
   }
   llvm::StructType* ty = arg_type(ctx_);
-  llvm::Value* arg = b_.CreateInBoundsGEP(ty, eval(op->args[0]), {to_index(eval(op->args[1]), DataType::i32())});
+  llvm::Value* index = to_index(eval(op->args[1]), DataType::i32());
+  llvm::Value* arg = b_.CreateInBoundsGEP(ty, eval(op->args[0]), {index});
   auto load = [&](int index, llvm::Type* t) {
     return b_.CreateLoad(t, b_.CreateStructGEP(ty, arg, index));
   };

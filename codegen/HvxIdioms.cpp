@@ -733,8 +733,8 @@ llvm::Value* emit_dot4(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vecto
   unsigned n = lanes_of(acc);
   if (!m.packed) {
     auto* halves = llvm::FixedVectorType::get(b.getInt16Ty(), n);
-    bytes = interleave(b, b.CreateBitCast(interleave(b, values[5], values[6]), halves),
-                       b.CreateBitCast(interleave(b, values[7], values[8]), halves));
+    llvm::Value* odd = b.CreateBitCast(interleave(b, values[7], values[8]), halves);
+    bytes = interleave(b, b.CreateBitCast(interleave(b, values[5], values[6]), halves), odd);
     bytes = b.CreateBitCast(bytes, llvm::FixedVectorType::get(b.getInt8Ty(), 4 * n));
   }
   llvm::Type* i32 = b.getInt32Ty();
@@ -916,8 +916,8 @@ void fuse_hvx_pairs(llvm::Module& module, const Target& target) {
       if (!at) continue;
       llvm::IRBuilder<> b(at);
       // w0 w1 w0 w1: the even bytes of the first weight word, the odd ones of the second.
-      llvm::Value* rt = b.CreateOr(b.CreateAnd(first.rt, b.getInt32(0x00ff00ff)),
-                                   b.CreateShl(b.CreateAnd(second.rt, b.getInt32(0x00ff00ff)), 8));
+      llvm::Value* odd = b.CreateShl(b.CreateAnd(second.rt, b.getInt32(0x00ff00ff)), 8);
+      llvm::Value* rt = b.CreateOr(b.CreateAnd(first.rt, b.getInt32(0x00ff00ff)), odd);
       b.SetInsertPoint(c);
       llvm::Value* pair = b.CreateCall(intrinsic(module, "vcombine"), {second.v, first.v});
       const std::string& to = t.fuse[first.row].to;
