@@ -1,7 +1,8 @@
 """Writes an ONNX model whose constant, f32 [NaN, 0, -0, 2.5, -inf], is cast to bool and then to
-u8 and added to the input: the importer folds both casts (tests/golden/onnx/cast-fold.dsp).
+u8 and added to the input, and to i8: the importer folds the casts (tests/golden/onnx/cast-fold.dsp
+reads the model this wrote, Inputs/cast_fold.onnx).
 
-  onnx_cast_fold.py OUT.onnx
+  onnx_cast_fold.py tests/golden/Inputs/cast_fold.onnx
 """
 import sys
 
