@@ -20,6 +20,7 @@
 #include "codegen/CodegenLLVM.h"
 #include "codegen/HvxIdioms.h"
 #include "compiler/arith/IndexBounds.h"
+#include "compiler/arith/LaneOffsets.h"
 #include "compiler/ir/Externs.h"
 #include "compiler/ir/Printer.h"
 
@@ -439,80 +440,10 @@ llvm::Value* FunctionCodegen::realigned_load(const Load* op, llvm::Type* mty) {
   return b_.CreateBitCast(llvm::concatenateVectors(b_, pieces), mty);
 }
 
-// `e`, an i32 vector index of `lanes` lanes, as base + off[i] in lane i with a scalar base and
-// constant offsets; false when it is not of that form. Division and modulo by a constant c
-// are taken only when the base is a known multiple of c, so that they act on the offsets
-// alone (exact for dspc's floor division).
+// `e` as base + off[i] in lane i (compiler/arith/LaneOffsets.h), with what codegen knows of
+// each variable's alignment.
 bool FunctionCodegen::lane_offsets(const Expr& e, int lanes, Expr& base, std::vector<int64_t>& off) const {
-  if (const auto* r = e.as<Ramp>()) {
-    std::optional<int64_t> stride = const_int(r->stride);
-    if (!stride || r->lanes != lanes) return false;
-    base = r->base;
-    off.clear();
-    for (int i = 0; i < lanes; ++i) off.push_back(i * *stride);
-    return true;
-  }
-  if (const auto* bc = e.as<Broadcast>()) {
-    if (bc->lanes != lanes) return false;
-    base = bc->value;
-    off.assign(lanes, 0);
-    return true;
-  }
-  const auto* op = e.as<Binary>();
-  if (!op) return false;
-  std::optional<int64_t> c;
-  if (const auto* bc = op->b.as<Broadcast>()) c = const_int(bc->value);
-  Expr ba, bb;
-  std::vector<int64_t> oa, ob;
-  switch (op->op) {
-    case BinaryOp::Add:
-    case BinaryOp::Sub:
-      if (!lane_offsets(op->a, lanes, ba, oa) || !lane_offsets(op->b, lanes, bb, ob)) return false;
-      base = Binary::make(op->op, ba, bb);
-      off.resize(lanes);
-      for (int i = 0; i < lanes; ++i) off[i] = op->op == BinaryOp::Add ? oa[i] + ob[i] : oa[i] - ob[i];
-      return true;
-    case BinaryOp::Mul:
-      if (const auto* bl = op->a.as<Broadcast>(); !c && bl && const_int(bl->value)) {
-        // A constant on the left (2 * x): the same product.
-        c = const_int(bl->value);
-        if (!lane_offsets(op->b, lanes, ba, oa)) return false;
-      } else if (!c || !lane_offsets(op->a, lanes, ba, oa)) {
-        return false;
-      }
-      base = Binary::make(BinaryOp::Mul, ba, make_const(ba.dtype(), *c));
-      off.resize(lanes);
-      for (int i = 0; i < lanes; ++i) off[i] = oa[i] * *c;
-      return true;
-    case BinaryOp::Min:
-    case BinaryOp::Max: {
-      // A clamp at a constant position (an edge vector): every lane's value is known.
-      if (!c || !lane_offsets(op->a, lanes, ba, oa)) return false;
-      std::optional<int64_t> k = const_int(ba);
-      if (!k) return false;
-      base = make_const(ba.dtype(), 0);
-      off.resize(lanes);
-      for (int i = 0; i < lanes; ++i)
-        off[i] = op->op == BinaryOp::Min ? std::min(*k + oa[i], *c) : std::max(*k + oa[i], *c);
-      return true;
-    }
-    case BinaryOp::Div:
-    case BinaryOp::Mod: {
-      if (!c || *c <= 0 || *c > kMaxMultiple || !lane_offsets(op->a, lanes, ba, oa)) return false;
-      std::optional<int64_t> k = const_int(ba);
-      if (!(k ? *k % *c == 0 : known_multiple(ba) % *c == 0)) return false;
-      auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
-      off.resize(lanes);
-      for (int i = 0; i < lanes; ++i)
-        off[i] = op->op == BinaryOp::Div ? floor_div(oa[i], *c) : oa[i] - floor_div(oa[i], *c) * *c;
-      if (op->op == BinaryOp::Mod)
-        base = make_const(ba.dtype(), 0);
-      else
-        base = k ? make_const(ba.dtype(), *k / *c) : Binary::make(BinaryOp::Div, ba, make_const(ba.dtype(), *c));
-      return true;
-    }
-    default: return false;
-  }
+  return dspc::lane_offsets(e, lanes, base, off, [this](const Expr& x) { return known_multiple(x); });
 }
 
 // A vector load whose lanes read F rows S elements apart, interleaved: lane i reads

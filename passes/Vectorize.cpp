@@ -23,6 +23,7 @@
 #include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/ScalarOnly.h"
+#include "compiler/arith/LaneOffsets.h"
 #include "compiler/arith/Simplify.h"
 
 namespace dspc {
@@ -368,60 +369,16 @@ class LoopVectorizer : public IRMutator {
     return For::make(xo, make_const(xt, 0), make_const(xt, (E + k - 1) / k), op->for_kind, body, op->span);
   }
 
-  // Lane i of a fused index as base + off[i]: ramps and broadcasts, +, -, * by a constant, and
-  // / and % by a constant of an expression whose lanes are constants (the fused j / L, j % L).
+  // Lane i of a fused index as base + off[i] (compiler/arith/LaneOffsets.h); a constant base
+  // is added into the offsets, and constant_base says so.
   static bool fused_offsets(const Expr& e, int lanes, std::vector<int64_t>& off, bool& constant_base) {
-    if (const auto* r = e.as<Ramp>()) {
-      const IntImm* st = as_int(r->stride);
-      if (!st || r->lanes != lanes) return false;
-      constant_base = as_int(r->base) != nullptr;
-      off.resize(lanes);
-      for (int i = 0; i < lanes; ++i) off[i] = i * st->value + (constant_base ? as_int(r->base)->value : 0);
-      return true;
-    }
-    if (const auto* b = e.as<Broadcast>()) {
-      constant_base = as_int(b->value) != nullptr;
-      off.assign(lanes, constant_base ? as_int(b->value)->value : 0);
-      return true;
-    }
-    const auto* op = e.as<Binary>();
-    if (!op || !is_vector(e)) return false;
-    std::vector<int64_t> oa, ob;
-    bool ca = false, cb = false;
-    const auto* bb = op->b.as<Broadcast>();
-    std::optional<int64_t> c;
-    if (bb && as_int(bb->value)) c = as_int(bb->value)->value;
-    switch (op->op) {
-      case BinaryOp::Add:
-      case BinaryOp::Sub:
-        if (!fused_offsets(op->a, lanes, oa, ca) || !fused_offsets(op->b, lanes, ob, cb)) return false;
-        off.resize(lanes);
-        for (int i = 0; i < lanes; ++i) off[i] = op->op == BinaryOp::Add ? oa[i] + ob[i] : oa[i] - ob[i];
-        constant_base = ca && cb;
-        return true;
-      case BinaryOp::Mul:
-        if (const auto* ba = op->a.as<Broadcast>(); !c && ba && as_int(ba->value)) {
-          c = as_int(ba->value)->value;
-          if (!fused_offsets(op->b, lanes, oa, ca)) return false;
-        } else if (!c || !fused_offsets(op->a, lanes, oa, ca)) {
-          return false;
-        }
-        off.resize(lanes);
-        for (int i = 0; i < lanes; ++i) off[i] = oa[i] * *c;
-        constant_base = ca;
-        return true;
-      case BinaryOp::Div:
-      case BinaryOp::Mod:
-        if (!c || *c <= 0 || !fused_offsets(op->a, lanes, oa, ca) || !ca) return false;
-        off.resize(lanes);
-        for (int i = 0; i < lanes; ++i) {
-          int64_t q = oa[i] >= 0 ? oa[i] / *c : -((-oa[i] + *c - 1) / *c);
-          off[i] = op->op == BinaryOp::Div ? q : oa[i] - q * *c;
-        }
-        constant_base = true;
-        return true;
-      default: return false;
-    }
+    Expr base;
+    if (!lane_offsets(e, lanes, base, off)) return false;
+    const IntImm* k = as_int(base);
+    constant_base = k != nullptr;
+    if (k)
+      for (int64_t& o : off) o += k->value;
+    return true;
   }
 
   // Every store of the fused body (outside its local state) dense, every load's lanes runs of
