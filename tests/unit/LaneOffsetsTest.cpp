@@ -2,6 +2,9 @@
 // per-lane offsets, which the vectorizer's fusion check and codegen's vector accesses share.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <utility>
+
 #include "compiler/arith/LaneOffsets.h"
 
 namespace dspc {
