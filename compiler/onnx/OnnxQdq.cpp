@@ -1,19 +1,28 @@
 // QDQ folding (docs/onnx.md, "Quantized models"): quantization tools write a quantized
-// convolution as float operators between DequantizeLinear and QuantizeLinear,
+// operator as float operators between DequantizeLinear (DQ) and QuantizeLinear (Q). The fold
+// rewrites these chains before the operators are converted, as TVM and onnxruntime fold them:
 //
-//   DequantizeLinear(x) -> Conv(., DequantizeLinear(w), bias) [-> Relu] -> QuantizeLinear -> y
+//   Q(Conv(DQ(x), DQ(w), bias) [-> Relu])  ->  QLinearConv(x, w, bias / (x_scale * w_scale))
+//   Q(MatMul(DQ(a), DQ(b)) [-> Relu])      ->  QLinearMatMul(a, b)                   (2-D)
+//   Q(MaxPool(DQ(x)))                      ->  MaxPool(x)        (the same scale and zero point)
+//   Q(Relu(DQ(x)))                         ->  Max(x, zero point)  (the same scale and zero point)
 //
-// which is QLinearConv(x, w, bias / (x_scale * w_scale)) computed in integers, as TVM and
-// onnxruntime fold it. The fold rewrites the graph before the operators are converted; its
-// result is within one quantum of the float one (the bias is rounded, and the accumulation is
-// exact instead of in f32). A Relu folds when the output's zero point is the lowest value of its
-// dtype (then the saturation is the Relu).
+// The convolution and the product accumulate exactly in integers instead of in f32 and round
+// once, so their results are within one quantum of the float ones (the bias is rounded too);
+// MaxPool and Relu commute with the monotone DQ and Q, so theirs are exact. A Relu after a
+// convolution or a product folds when the output's zero point is the lowest value of its dtype
+// (then the saturation is the Relu). A DequantizeLinear that other nodes also read stays for
+// them.
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "compiler/onnx/OnnxModel.h"
 
@@ -25,6 +34,7 @@ struct GraphIndex {
   std::map<std::string, int> producer;
   std::map<std::string, int> uses;
   std::map<std::string, const onnx::TensorProto*> init;
+  std::map<std::string, int> rank;  // of the values shape inference (or the graph) gives a shape
 };
 
 GraphIndex index_graph(const onnx::GraphProto& g) {
@@ -34,16 +44,32 @@ GraphIndex index_graph(const onnx::GraphProto& g) {
     for (const auto& in : g.node(i).input()) ++ix.uses[in];
   }
   for (const auto& o : g.output()) ++ix.uses[o.name()];
-  for (const auto& t : g.initializer()) ix.init[t.name()] = &t;
+  for (const auto& t : g.initializer()) {
+    ix.init[t.name()] = &t;
+    ix.rank[t.name()] = t.dims_size();
+  }
+  auto note = [&](const onnx::ValueInfoProto& v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+      ix.rank[v.name()] = v.type().tensor_type().shape().dim_size();
+  };
+  for (const auto& v : g.value_info()) note(v);
+  for (const auto& v : g.input()) note(v);
+  for (const auto& v : g.output()) note(v);
   return ix;
 }
 
-// The node that computes `value` with op type `op`, used only once, or null.
-const onnx::NodeProto* single_use_producer(const onnx::GraphProto& g, const GraphIndex& ix, const std::string& value,
-                                           const char* op) {
+int rank_of(const GraphIndex& ix, const std::string& value) {
+  auto it = ix.rank.find(value);
+  return it == ix.rank.end() ? -1 : it->second;
+}
+
+// The node that computes `value` with op type `op` (or null); when `single_use`, only if
+// nothing else reads the value.
+const onnx::NodeProto* producer(const onnx::GraphProto& g, const GraphIndex& ix, const std::string& value, const char* op,
+                                bool single_use = true) {
   auto p = ix.producer.find(value);
   auto u = ix.uses.find(value);
-  if (p == ix.producer.end() || u == ix.uses.end() || u->second != 1) return nullptr;
+  if (p == ix.producer.end() || u == ix.uses.end() || (single_use && u->second != 1)) return nullptr;
   const onnx::NodeProto& n = g.node(p->second);
   return n.op_type() == op ? &n : nullptr;
 }
@@ -66,79 +92,202 @@ bool init_values(const GraphIndex& ix, const onnx::NodeProto& n, int input, std:
   return ok;
 }
 
-}  // namespace
+int64_t int_attribute(const onnx::NodeProto& n, const char* name, int64_t fallback) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return a.i();
+  return fallback;
+}
 
-int fold_qdq(onnx::GraphProto& g) {
-  GraphIndex ix = index_graph(g);
-  std::vector<bool> removed(static_cast<size_t>(g.node_size()), false);
-  std::map<int, onnx::NodeProto> replacement;  // at the QuantizeLinear's place
-  std::vector<onnx::TensorProto> biases;
-  for (int i = 0; i < g.node_size(); ++i) {
-    const onnx::NodeProto& q = g.node(i);
-    if (q.op_type() != "QuantizeLinear" || q.input_size() < 2) continue;
-    const onnx::NodeProto* relu = single_use_producer(g, ix, q.input(0), "Relu");
-    const onnx::NodeProto* conv = single_use_producer(g, ix, relu ? relu->input(0) : q.input(0), "Conv");
-    if (!conv || conv->input_size() < 2) continue;
-    const onnx::NodeProto* dqx = single_use_producer(g, ix, conv->input(0), "DequantizeLinear");
-    const onnx::NodeProto* dqw = single_use_producer(g, ix, conv->input(1), "DequantizeLinear");
-    if (!dqx || !dqw || !ix.init.count(dqw->input(0))) continue;
-    std::vector<double> xs, ws, ys, yz, bias;
-    DataType t, yt = DataType::u8();
-    if (!init_values(ix, *dqx, 1, xs, t) || xs.size() != 1 || !init_values(ix, *dqw, 1, ws, t) ||
-        !init_values(ix, q, 1, ys, t) || ys.size() != 1)
-      continue;
-    if (q.input_size() > 2 && !q.input(2).empty() && !init_values(ix, q, 2, yz, yt)) continue;
-    if (yz.size() > 1) continue;
+// A DequantizeLinear's or QuantizeLinear's constant parameters (inputs 1 and 2): its scales,
+// zero points (none: 0) and quantized dtype (without a zero point: u8), and the axis they run
+// along when there are several.
+struct QParams {
+  std::vector<double> scale, zero;
+  DataType dt = DataType::u8();
+  int64_t axis = 1;
+};
+
+bool qparams(const GraphIndex& ix, const onnx::NodeProto& n, QParams& p) {
+  DataType t;
+  if (n.input_size() < 2 || !init_values(ix, n, 1, p.scale, t) || p.scale.empty()) return false;
+  if (n.input_size() > 2 && !n.input(2).empty() && !init_values(ix, n, 2, p.zero, p.dt)) return false;
+  if (p.zero.empty()) p.zero.assign(1, 0);
+  if (p.zero.size() != 1 && p.zero.size() != p.scale.size()) return false;
+  p.axis = int_attribute(n, "axis", 1);
+  return p.dt == DataType::u8() || p.dt == DataType::i8();
+}
+
+// One scale and zero point, the same on both sides (a DQ's and a Q's): the quantized values
+// mean the same reals.
+bool same_scalar_params(const QParams& a, const QParams& b) {
+  return a.scale.size() == 1 && b.scale.size() == 1 && a.zero.size() == 1 && b.zero.size() == 1 &&
+         static_cast<float>(a.scale[0]) == static_cast<float>(b.scale[0]) && a.zero[0] == b.zero[0] && a.dt == b.dt;
+}
+
+// Whether a Relu between the float op and Q is Q's saturation: its zero point is the lowest
+// value of its dtype.
+bool relu_is_saturation(const QParams& y) {
+  return y.zero.size() == 1 && y.zero[0] == (y.dt == DataType::u8() ? 0 : std::numeric_limits<int8_t>::min());
+}
+
+std::string input_or_empty(const onnx::NodeProto& n, int k) { return k < n.input_size() ? n.input(k) : std::string(); }
+
+class Folder {
+ public:
+  explicit Folder(onnx::GraphProto& g)
+      : g_(g), ix_(index_graph(g)), removed_(static_cast<size_t>(g.node_size()), false) {}
+
+  int run() {
+    for (int i = 0; i < g_.node_size(); ++i) {
+      const onnx::NodeProto& q = g_.node(i);
+      QParams y;
+      if (q.op_type() != "QuantizeLinear" || !qparams(ix_, q, y) || y.scale.size() != 1 || y.zero.size() != 1) continue;
+      const onnx::NodeProto* relu = producer(g_, ix_, q.input(0), "Relu");
+      const std::string& in = relu ? relu->input(0) : q.input(0);
+      if (const onnx::NodeProto* conv = producer(g_, ix_, in, "Conv")) {
+        if (!relu || relu_is_saturation(y)) fold_conv(i, q, relu, *conv);
+      } else if (const onnx::NodeProto* mm = producer(g_, ix_, in, "MatMul")) {
+        if (!relu || relu_is_saturation(y)) fold_matmul(i, q, relu, *mm);
+      } else if (const onnx::NodeProto* pool = producer(g_, ix_, in, "MaxPool"); pool && !relu) {
+        fold_maxpool(i, q, y, *pool);
+      } else if (relu) {
+        fold_relu(i, q, y, *relu);
+      }
+    }
+    return finish();
+  }
+
+ private:
+  // Q(Conv(DQ(x), DQ(w), bias)) with constant weights: QLinearConv with the bias in the
+  // accumulator's units, rounded half to even as QuantizeLinear rounds.
+  void fold_conv(int qi, const onnx::NodeProto& q, const onnx::NodeProto* relu, const onnx::NodeProto& conv) {
+    if (conv.input_size() < 2) return;
+    const onnx::NodeProto* dqx = producer(g_, ix_, conv.input(0), "DequantizeLinear", false);
+    const onnx::NodeProto* dqw = producer(g_, ix_, conv.input(1), "DequantizeLinear");
+    QParams xp, wp;
+    if (!dqx || !dqw || !ix_.init.count(dqw->input(0)) || !qparams(ix_, *dqx, xp) || xp.scale.size() != 1 ||
+        !qparams(ix_, *dqw, wp))
+      return;
     // Per-channel weight scales must be along the output channels (axis 0; the default is 1).
-    if (ws.size() > 1) {
-      bool axis0 = false;
-      for (const auto& a : dqw->attribute()) axis0 |= a.name() == "axis" && a.i() == 0;
-      if (!axis0) ws.clear();
-    }
-    if (ws.empty()) continue;
-    double zero = yz.empty() ? 0 : yz[0];
-    if (relu && !(yt == DataType::u8() ? zero == 0 : zero == std::numeric_limits<int8_t>::min())) continue;
-    const onnx::TensorProto& w = *ix.init.at(dqw->input(0));
+    if (wp.scale.size() > 1 && wp.axis != 0) return;
+    const onnx::TensorProto& w = *ix_.init.at(dqw->input(0));
     int64_t m = w.dims_size() > 0 ? w.dims(0) : 0;
-    if (m <= 0 || (ws.size() != 1 && static_cast<int64_t>(ws.size()) != m)) continue;
-    if (conv->input_size() > 2 && !conv->input(2).empty()) {
+    if (m <= 0 || (wp.scale.size() != 1 && static_cast<int64_t>(wp.scale.size()) != m)) return;
+    std::vector<double> bias;
+    if (conv.input_size() > 2 && !conv.input(2).empty()) {
       DataType bt;
-      if (!init_values(ix, *conv, 2, bias, bt) || static_cast<int64_t>(bias.size()) != m) continue;
+      if (!init_values(ix_, conv, 2, bias, bt) || static_cast<int64_t>(bias.size()) != m) return;
     }
-    // The bias in the accumulator's units, rounded half to even as QuantizeLinear rounds.
     onnx::TensorProto b;
-    b.set_name(conv->name().empty() ? q.output(0) + "_bias_q" : conv->name() + "_bias_q");
+    b.set_name(conv.name().empty() ? q.output(0) + "_bias_q" : conv.name() + "_bias_q");
     b.set_data_type(onnx::TensorProto::INT32);
     b.add_dims(m);
     for (int64_t k = 0; k < m; ++k) {
       double v = bias.empty() ? 0 : bias[static_cast<size_t>(k)];
-      double s = static_cast<double>(static_cast<float>(xs[0]) * static_cast<float>(ws[ws.size() == 1 ? 0 : static_cast<size_t>(k)]));
+      double s = static_cast<double>(static_cast<float>(xp.scale[0]) *
+                                     static_cast<float>(wp.scale[wp.scale.size() == 1 ? 0 : static_cast<size_t>(k)]));
       b.add_int32_data(static_cast<int32_t>(std::nearbyint(std::clamp(v / s, -2147483648.0, 2147483647.0))));
     }
+    onnx::NodeProto n = node("QLinearConv", conv, q,
+                             {dqx->input(0), input_or_empty(*dqx, 1), input_or_empty(*dqx, 2), dqw->input(0),
+                              input_or_empty(*dqw, 1), input_or_empty(*dqw, 2), q.input(1), input_or_empty(q, 2), b.name()});
+    for (const auto& a : conv.attribute()) *n.add_attribute() = a;
+    inits_.push_back(b);
+    replace(qi, std::move(n), {dqx, dqw, &conv, relu});
+  }
+
+  // Q(MatMul(DQ(a), DQ(b))) of 2-D operands, a's parameters per tensor, b's per tensor or per
+  // column: QLinearMatMul.
+  void fold_matmul(int qi, const onnx::NodeProto& q, const onnx::NodeProto* relu, const onnx::NodeProto& mm) {
+    if (mm.input_size() != 2 || rank_of(ix_, mm.input(0)) != 2 || rank_of(ix_, mm.input(1)) != 2) return;
+    const onnx::NodeProto* dqa = producer(g_, ix_, mm.input(0), "DequantizeLinear", false);
+    const onnx::NodeProto* dqb = producer(g_, ix_, mm.input(1), "DequantizeLinear", false);
+    QParams ap, bp;
+    if (!dqa || !dqb || !qparams(ix_, *dqa, ap) || !qparams(ix_, *dqb, bp) || ap.scale.size() != 1 || ap.zero.size() != 1)
+      return;
+    if (bp.scale.size() > 1 && bp.axis != 1 && bp.axis != -1) return;  // per column of b only
+    onnx::NodeProto n = node("QLinearMatMul", mm, q,
+                             {dqa->input(0), dqa->input(1), input_or_empty(*dqa, 2), dqb->input(0), dqb->input(1),
+                              input_or_empty(*dqb, 2), q.input(1), input_or_empty(q, 2)});
+    replace(qi, std::move(n), {dqa, dqb, &mm, relu});
+  }
+
+  // Q(MaxPool(DQ(x))) with the same parameters on both sides: MaxPool(x), exact.
+  void fold_maxpool(int qi, const onnx::NodeProto& q, const QParams& y, const onnx::NodeProto& pool) {
+    if (pool.output_size() != 1) return;  // no Indices output
+    const onnx::NodeProto* dq = producer(g_, ix_, pool.input(0), "DequantizeLinear", false);
+    QParams xp;
+    if (!dq || !qparams(ix_, *dq, xp) || !same_scalar_params(xp, y)) return;
+    onnx::NodeProto n = node("MaxPool", pool, q, {dq->input(0)});
+    for (const auto& a : pool.attribute()) *n.add_attribute() = a;
+    replace(qi, std::move(n), {dq, &pool});
+  }
+
+  // Q(Relu(DQ(x))) with the same parameters on both sides: Max(x, zero point), exact.
+  void fold_relu(int qi, const onnx::NodeProto& q, const QParams& y, const onnx::NodeProto& relu) {
+    const onnx::NodeProto* dq = producer(g_, ix_, relu.input(0), "DequantizeLinear", false);
+    QParams xp;
+    if (!dq || !qparams(ix_, *dq, xp) || !same_scalar_params(xp, y)) return;
+    onnx::TensorProto z;
+    z.set_name(q.output(0) + "_zero_point");
+    z.set_data_type(y.dt == DataType::u8() ? onnx::TensorProto::UINT8 : onnx::TensorProto::INT8);
+    z.add_int32_data(static_cast<int32_t>(y.zero[0]));
+    onnx::NodeProto n = node("Max", relu, q, {dq->input(0), z.name()});
+    inits_.push_back(z);
+    replace(qi, std::move(n), {dq, &relu});
+  }
+
+  // A node of type `op` named after `from` (or Q's output), reading `inputs`, writing Q's output.
+  static onnx::NodeProto node(const char* op, const onnx::NodeProto& from, const onnx::NodeProto& q,
+                              std::initializer_list<std::string> inputs) {
     onnx::NodeProto n;
-    n.set_op_type("QLinearConv");
-    n.set_name((conv->name().empty() ? q.output(0) : conv->name()) + " (QDQ folded)");
-    auto in = [](const onnx::NodeProto& p, int k) { return k < p.input_size() ? p.input(k) : std::string(); };
-    for (const std::string& s : {dqx->input(0), in(*dqx, 1), in(*dqx, 2), dqw->input(0), in(*dqw, 1), in(*dqw, 2),
-                                 q.input(1), in(q, 2), b.name()})
-      n.add_input(s);
+    n.set_op_type(op);
+    n.set_name((from.name().empty() ? q.output(0) : from.name()) + " (QDQ folded)");
+    for (const std::string& s : inputs) n.add_input(s);
     n.add_output(q.output(0));
-    for (const auto& a : conv->attribute()) *n.add_attribute() = a;
-    biases.push_back(b);
-    for (const onnx::NodeProto* d : {dqx, dqw, conv, relu})
-      if (d) removed[static_cast<size_t>(ix.producer.at(d->output(0)))] = true;
-    removed[static_cast<size_t>(i)] = true;
-    replacement[i] = std::move(n);
+    return n;
   }
-  if (replacement.empty()) return 0;
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
-  for (int i = 0; i < g.node_size(); ++i) {
-    if (auto r = replacement.find(i); r != replacement.end()) *nodes.Add() = r->second;
-    else if (!removed[static_cast<size_t>(i)]) *nodes.Add() = g.node(i);
+
+  // `n` takes the place of Q (node qi); the chain's other nodes go, but a DequantizeLinear that
+  // something else reads (finish() keeps it when it still has a reader).
+  void replace(int qi, onnx::NodeProto n, std::initializer_list<const onnx::NodeProto*> chain) {
+    for (const onnx::NodeProto* d : chain)
+      if (d) removed_[static_cast<size_t>(ix_.producer.at(d->output(0)))] = true;
+    removed_[static_cast<size_t>(qi)] = true;
+    replacement_[qi] = std::move(n);
   }
-  g.mutable_node()->Swap(&nodes);
-  for (auto& b : biases) *g.add_initializer() = b;
-  return static_cast<int>(replacement.size());
-}
+
+  int finish() {
+    if (replacement_.empty()) return 0;
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    std::map<std::string, int> uses;  // of the values the kept nodes and the graph's outputs read
+    for (const auto& o : g_.output()) ++uses[o.name()];
+    for (int i = 0; i < g_.node_size(); ++i) {
+      const onnx::NodeProto* n = replacement_.count(i) ? &replacement_.at(i) : removed_[static_cast<size_t>(i)] ? nullptr : &g_.node(i);
+      if (n)
+        for (const auto& in : n->input()) ++uses[in];
+    }
+    for (int i = 0; i < g_.node_size(); ++i) {
+      const onnx::NodeProto& n = g_.node(i);
+      if (auto r = replacement_.find(i); r != replacement_.end())
+        *nodes.Add() = r->second;
+      else if (!removed_[static_cast<size_t>(i)] || (n.op_type() == "DequantizeLinear" && uses[n.output(0)] > 0))
+        *nodes.Add() = n;
+    }
+    g_.mutable_node()->Swap(&nodes);
+    for (auto& t : inits_) *g_.add_initializer() = t;
+    return static_cast<int>(replacement_.size());
+  }
+
+  onnx::GraphProto& g_;
+  GraphIndex ix_;
+  std::vector<bool> removed_;
+  std::map<int, onnx::NodeProto> replacement_;  // at the QuantizeLinear's place
+  std::vector<onnx::TensorProto> inits_;
+};
+
+}  // namespace
+
+int fold_qdq(onnx::GraphProto& g) { return Folder(g).run(); }
 
 }  // namespace dspc::onnx_import

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """QDQ folding (docs/onnx.md, "Quantized models"): a DequantizeLinear -> Conv -> Relu ->
 QuantizeLinear chain compiles to one QLinearConv whose result is within one quantum of the float
-computation ONNX defines (numpy here), and the folded MobileNet QDQ form gives the QLinear form's
-logits bit for bit.
+computation ONNX defines (numpy here); MatMul chains (with and without Relu, per-tensor and
+per-column weight scales) become QLinearMatMul, within one quantum; MaxPool and Relu chains
+with the same parameters on both sides become integer MaxPool and Max, exactly; a
+DequantizeLinear that a float op also reads stays for it; and the folded MobileNet QDQ form
+gives the QLinear form's logits bit for bit.
 
   qdq_test.py --dspc build/dspc --work-dir DIR
 """
@@ -64,6 +67,88 @@ def single_layer(work, dspc):
     return worst <= 1
 
 
+def quantize(v, scale, zero, dtype):
+    info = np.iinfo(dtype)
+    return np.clip(np.rint(v / np.float32(scale)) + zero, info.min, info.max).astype(np.int32)
+
+
+def other_ops(work, dspc):
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 256, (1, 4, 8, 8), dtype=np.uint8)
+    a = rng.integers(0, 256, (3, 16), dtype=np.uint8)
+    w = rng.integers(-127, 128, (16, 5), dtype=np.int8)
+    xs, xz, as_, az = np.float32(0.04), np.uint8(10), np.float32(0.02), np.uint8(128)
+    ws = np.array([0.01, 0.02, 0.005, 0.015, 0.03], np.float32)
+    ys4, ys5, yz5 = np.float32(0.3), np.float32(0.25), np.int8(-3)
+    inits = [numpy_helper.from_array(v, n) for n, v in [
+        ("xs", np.array(xs)), ("xz", np.array(xz)), ("as", np.array(as_)), ("az", np.array(az)), ("w", w),
+        ("ws", ws), ("wz", np.zeros(5, np.int8)), ("ws1", np.array(np.float32(0.01))), ("ys4", np.array(ys4)),
+        ("yz4", np.array(0, np.uint8)), ("ys5", np.array(ys5)), ("yz5", np.array(yz5))]]
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+             helper.make_node("MaxPool", ["xf"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("QuantizeLinear", ["p", "xs", "xz"], ["y1"]),
+             helper.make_node("Relu", ["xf"], ["r"]),
+             helper.make_node("QuantizeLinear", ["r", "xs", "xz"], ["y2"]),
+             helper.make_node("Sigmoid", ["xf"], ["y3"]),
+             helper.make_node("DequantizeLinear", ["a", "as", "az"], ["af"]),
+             helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wf"], axis=1),
+             helper.make_node("MatMul", ["af", "wf"], ["m"]),
+             helper.make_node("Relu", ["m"], ["mr"]),
+             helper.make_node("QuantizeLinear", ["mr", "ys4", "yz4"], ["y4"]),
+             helper.make_node("DequantizeLinear", ["w", "ws1"], ["wf1"]),
+             helper.make_node("MatMul", ["af", "wf1"], ["m1"]),
+             helper.make_node("QuantizeLinear", ["m1", "ys5", "yz5"], ["y5"])]
+    outs = [("y1", TensorProto.UINT8, [1, 4, 4, 4]), ("y2", TensorProto.UINT8, [1, 4, 8, 8]),
+            ("y3", TensorProto.FLOAT, [1, 4, 8, 8]), ("y4", TensorProto.UINT8, [3, 5]), ("y5", TensorProto.INT8, [3, 5])]
+    g = helper.make_graph(nodes, "qdq_ops", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 4, 8, 8]),
+                                             helper.make_tensor_value_info("a", TensorProto.UINT8, [3, 16])],
+                          [helper.make_tensor_value_info(n, t, sh) for n, t, sh in outs], inits)
+    path = os.path.join(work, "qdq_ops.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    dsp = subprocess.run([dspc, path, "--emit=dsp"], capture_output=True, text=True, check=True).stdout
+    ok = True
+    for want in ("maxpool_u8", "max_u8_4", "qlinear_matmul_u8_i8_u8", "qlinear_matmul_u8_i8_i8", "sigmoid_f32"):
+        if want not in dsp:
+            print("FAIL: no %s in the imported program: a chain was not folded (or the DequantizeLinear the float "
+                  "Sigmoid reads was dropped)" % want)
+            ok = False
+    for gone in ("maxpool_f32", "relu_f32", "matmul_f32"):
+        if gone in dsp:
+            print("FAIL: %s is left in the imported program: a chain was not folded" % gone)
+            ok = False
+    if not ok:
+        print(dsp)
+        return False
+    np.save(os.path.join(work, "x.npy"), x)
+    np.save(os.path.join(work, "a.npy"), a)
+    cmd = [dspc, "run", path, "--target=host", "--input", "x=" + os.path.join(work, "x.npy"),
+           "--input", "a=" + os.path.join(work, "a.npy")]
+    for n, _, _ in outs:
+        cmd += ["--output", "%s=%s" % (n, os.path.join(work, n + ".npy"))]
+    subprocess.run(cmd, check=True, capture_output=True)
+    got = {n: np.load(os.path.join(work, n + ".npy")) for n, _, _ in outs}
+    xf = (x.astype(np.float32) - np.float32(xz)) * xs
+    pooled = xf.reshape(1, 4, 4, 2, 4, 2).max(axis=(3, 5))
+    af = (a.astype(np.float32) - np.float32(az)) * as_
+    exact = {"y1": quantize(pooled, xs, xz, np.uint8), "y2": quantize(np.maximum(xf, 0), xs, xz, np.uint8)}
+    near = {"y4": quantize(np.maximum(af @ (w.astype(np.float32) * ws), 0), ys4, 0, np.uint8),
+            "y5": quantize(af @ (w.astype(np.float32) * np.float32(0.01)), ys5, yz5, np.int8)}
+    for n, want in exact.items():
+        if not np.array_equal(got[n].astype(np.int32), want):
+            print("FAIL: %s (folded, exact) differs from the float reference" % n)
+            ok = False
+    for n, want in near.items():
+        worst = int(np.max(np.abs(got[n].astype(np.int32) - want)))
+        print("QDQ %s folded: %d of %d outputs differ from the float reference, by at most %d quantum"
+              % (n, int(np.sum(got[n].astype(np.int32) != want)), want.size, worst))
+        ok = ok and worst <= 1
+    if not np.allclose(got["y3"], 1 / (1 + np.exp(-xf)), rtol=1e-5, atol=1e-6):
+        print("FAIL: y3, the Sigmoid of the shared DequantizeLinear, differs from numpy's")
+        ok = False
+    print("QDQ MaxPool and Relu folded: exact" if ok else "")
+    return ok
+
+
 def mobilenet_forms(work, dspc):
     subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "examples", "models", "make_mobilenet.py"),
                     "--out", work], check=True, stdout=subprocess.DEVNULL)
@@ -87,6 +172,7 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.work_dir, exist_ok=True)
     ok = single_layer(args.work_dir, args.dspc)
+    ok = other_ops(args.work_dir, args.dspc) and ok
     ok = mobilenet_forms(args.work_dir, args.dspc) and ok
     return 0 if ok else 1
 
