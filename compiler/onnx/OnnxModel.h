@@ -68,7 +68,7 @@ struct Call {
 
 DataType tensor_dtype(int32_t onnx_type, const std::string& what);
 // QDQ folding (OnnxQdq.cpp): rewrites each DequantizeLinear -> op -> QuantizeLinear chain it
-// knows (Conv and MatMul, each with an optional Relu; MaxPool; Relu) with constant parameters as
+// knows (Conv, MatMul and Gemm, each with an optional Relu; MaxPool; Relu) with constant parameters as
 // the integer op; gives how many it folded.
 int fold_qdq(onnx::GraphProto& g);
 // B = A transposed: B's dimension k is A's dimension perm[k].

@@ -4,6 +4,7 @@
 //
 //   Q(Conv(DQ(x), DQ(w), bias) [-> Relu])  ->  QLinearConv(x, w, bias / (x_scale * w_scale))
 //   Q(MatMul(DQ(a), DQ(b)) [-> Relu])      ->  QLinearMatMul(a, b)                   (2-D)
+//   Q(Gemm(DQ(a), DQ(w), bias) [-> Relu])  ->  Reshape -> 1 x 1 QLinearConv -> Reshape
 //   Q(MaxPool(DQ(x)))                      ->  MaxPool(x)        (the same scale and zero point)
 //   Q(Relu(DQ(x)))                         ->  Max(x, zero point)  (the same scale and zero point)
 //
@@ -34,7 +35,7 @@ struct GraphIndex {
   std::map<std::string, int> producer;
   std::map<std::string, int> uses;
   std::map<std::string, const onnx::TensorProto*> init;
-  std::map<std::string, int> rank;  // of the values shape inference (or the graph) gives a shape
+  std::map<std::string, std::vector<int64_t>> dims;  // of the values with a known shape (-1: unknown)
 };
 
 GraphIndex index_graph(const onnx::GraphProto& g) {
@@ -46,11 +47,13 @@ GraphIndex index_graph(const onnx::GraphProto& g) {
   for (const auto& o : g.output()) ++ix.uses[o.name()];
   for (const auto& t : g.initializer()) {
     ix.init[t.name()] = &t;
-    ix.rank[t.name()] = t.dims_size();
+    ix.dims[t.name()].assign(t.dims().begin(), t.dims().end());
   }
   auto note = [&](const onnx::ValueInfoProto& v) {
-    if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
-      ix.rank[v.name()] = v.type().tensor_type().shape().dim_size();
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+    std::vector<int64_t>& d = ix.dims[v.name()];
+    d.clear();
+    for (const auto& dim : v.type().tensor_type().shape().dim()) d.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
   };
   for (const auto& v : g.value_info()) note(v);
   for (const auto& v : g.input()) note(v);
@@ -59,8 +62,8 @@ GraphIndex index_graph(const onnx::GraphProto& g) {
 }
 
 int rank_of(const GraphIndex& ix, const std::string& value) {
-  auto it = ix.rank.find(value);
-  return it == ix.rank.end() ? -1 : it->second;
+  auto it = ix.dims.find(value);
+  return it == ix.dims.end() ? -1 : static_cast<int>(it->second.size());
 }
 
 // The node that computes `value` with op type `op` (or null); when `single_use`, only if
@@ -146,6 +149,8 @@ class Folder {
       const std::string& in = relu ? relu->input(0) : q.input(0);
       if (const onnx::NodeProto* conv = producer(g_, ix_, in, "Conv")) {
         if (!relu || relu_is_saturation(y)) fold_conv(i, q, relu, *conv);
+      } else if (const onnx::NodeProto* gemm = producer(g_, ix_, in, "Gemm")) {
+        if (!relu || relu_is_saturation(y)) fold_gemm(i, q, relu, *gemm);
       } else if (const onnx::NodeProto* mm = producer(g_, ix_, in, "MatMul")) {
         if (!relu || relu_is_saturation(y)) fold_matmul(i, q, relu, *mm);
       } else if (const onnx::NodeProto* pool = producer(g_, ix_, in, "MaxPool"); pool && !relu) {
@@ -178,8 +183,89 @@ class Folder {
       DataType bt;
       if (!init_values(ix_, conv, 2, bias, bt) || static_cast<int64_t>(bias.size()) != m) return;
     }
+    onnx::TensorProto b = accumulator_bias(conv.name().empty() ? q.output(0) : conv.name(), bias, m, xp, wp);
+    onnx::NodeProto n = node("QLinearConv", conv, q,
+                             {dqx->input(0), input_or_empty(*dqx, 1), input_or_empty(*dqx, 2), dqw->input(0),
+                              input_or_empty(*dqw, 1), input_or_empty(*dqw, 2), q.input(1), input_or_empty(q, 2), b.name()});
+    for (const auto& a : conv.attribute()) *n.add_attribute() = a;
+    inits_.push_back(b);
+    replace(qi, std::move(n), {dqx, dqw, &conv, relu});
+  }
+
+  // Q(Gemm(DQ(a), DQ(w), bias)) with constant weights, alpha = beta = 1 and a not transposed:
+  // a 1 x 1 QLinearConv over a batch of M rows, a reshaped to [M, K, 1, 1] and the result back
+  // to [M, N]; the weights become [N, K, 1, 1] (transposed here when transB is 0).
+  void fold_gemm(int qi, const onnx::NodeProto& q, const onnx::NodeProto* relu, const onnx::NodeProto& gemm) {
+    if (gemm.input_size() < 2 || rank_of(ix_, gemm.input(0)) != 2) return;
+    for (const auto& a : gemm.attribute())
+      if ((a.name() == "alpha" || a.name() == "beta") ? a.f() != 1.0f : a.name() == "transA" ? a.i() != 0 : false) return;
+    bool trans_b = int_attribute(gemm, "transB", 0) != 0;
+    const onnx::NodeProto* dqa = producer(g_, ix_, gemm.input(0), "DequantizeLinear", false);
+    const onnx::NodeProto* dqw = producer(g_, ix_, gemm.input(1), "DequantizeLinear");
+    QParams ap, wp;
+    if (!dqa || !dqw || !ix_.init.count(dqw->input(0)) || !qparams(ix_, *dqa, ap) || ap.scale.size() != 1 ||
+        ap.zero.size() != 1 || !qparams(ix_, *dqw, wp))
+      return;
+    const onnx::TensorProto& w = *ix_.init.at(dqw->input(0));
+    if (w.dims_size() != 2) return;
+    int64_t n = trans_b ? w.dims(0) : w.dims(1), k = trans_b ? w.dims(1) : w.dims(0);
+    // Per-channel weight scales must be along N, the output columns.
+    int64_t axis = wp.axis < 0 ? wp.axis + 2 : wp.axis;
+    if (wp.scale.size() > 1 && (static_cast<int64_t>(wp.scale.size()) != n || axis != (trans_b ? 0 : 1))) return;
+    std::vector<double> bias;
+    if (gemm.input_size() > 2 && !gemm.input(2).empty()) {
+      DataType bt;
+      if (!init_values(ix_, gemm, 2, bias, bt) || static_cast<int64_t>(bias.size()) != n) return;
+    }
+    onnx::TensorProto w4;
+    try {
+      DataType dt = tensor_dtype(w.data_type(), "Gemm's weights");
+      auto bytes = tensor_bytes(w, dt, {w.dims(0), w.dims(1)}, "Gemm's weights");
+      if (!trans_b) bytes = permute(*bytes, dt, {k, n}, {1, 0});
+      w4.set_data_type(w.data_type());
+      w4.set_raw_data(std::string(bytes->begin(), bytes->end()));
+    } catch (const std::exception&) {
+      return;
+    }
+    std::string base = gemm.name().empty() ? q.output(0) : gemm.name();
+    w4.set_name(base + "_weights_nk11");
+    for (int64_t d : {n, k, int64_t(1), int64_t(1)}) w4.add_dims(d);
+    onnx::TensorProto b = accumulator_bias(base, bias, n, ap, wp);
+    onnx::TensorProto in_shape = i64_tensor(base + "_shape_mk11", {gemm_rows(gemm), k, 1, 1});
+    onnx::TensorProto out_shape = i64_tensor(base + "_shape_mn", {gemm_rows(gemm), n});
+    if (in_shape.int64_data(0) <= 0) return;
+    onnx::NodeProto reshape_in = node("Reshape", gemm, q, {dqa->input(0), in_shape.name()});
+    reshape_in.set_output(0, base + "_rows_mk11");
+    onnx::NodeProto conv = node("QLinearConv", gemm, q,
+                                {reshape_in.output(0), dqa->input(1), input_or_empty(*dqa, 2), w4.name(),
+                                 dqw->input(1), input_or_empty(*dqw, 2), q.input(1), input_or_empty(q, 2), b.name()});
+    conv.set_output(0, base + "_conv_mn11");
+    onnx::NodeProto reshape_out = node("Reshape", gemm, q, {conv.output(0), out_shape.name()});
+    for (auto* t : {&w4, &b, &in_shape, &out_shape}) inits_.push_back(*t);
+    replace(qi, {reshape_in, conv, reshape_out}, {dqa, dqw, &gemm, relu});
+  }
+
+  // Gemm's M: its first input's first dimension, or 0 when shape inference did not give it.
+  int64_t gemm_rows(const onnx::NodeProto& gemm) const {
+    auto it = ix_.dims.find(gemm.input(0));
+    return it == ix_.dims.end() || it->second.empty() ? 0 : it->second[0];
+  }
+
+  static onnx::TensorProto i64_tensor(const std::string& name, const std::vector<int64_t>& values) {
+    onnx::TensorProto t;
+    t.set_name(name);
+    t.set_data_type(onnx::TensorProto::INT64);
+    t.add_dims(static_cast<int64_t>(values.size()));
+    for (int64_t v : values) t.add_int64_data(v);
+    return t;
+  }
+
+  // The float bias in the accumulator's units (x_scale * w_scale), rounded half to even as
+  // QuantizeLinear rounds.
+  static onnx::TensorProto accumulator_bias(const std::string& base, const std::vector<double>& bias, int64_t m,
+                                            const QParams& xp, const QParams& wp) {
     onnx::TensorProto b;
-    b.set_name(conv.name().empty() ? q.output(0) + "_bias_q" : conv.name() + "_bias_q");
+    b.set_name(base + "_bias_q");
     b.set_data_type(onnx::TensorProto::INT32);
     b.add_dims(m);
     for (int64_t k = 0; k < m; ++k) {
@@ -188,12 +274,7 @@ class Folder {
                                      static_cast<float>(wp.scale[wp.scale.size() == 1 ? 0 : static_cast<size_t>(k)]));
       b.add_int32_data(static_cast<int32_t>(std::nearbyint(std::clamp(v / s, -2147483648.0, 2147483647.0))));
     }
-    onnx::NodeProto n = node("QLinearConv", conv, q,
-                             {dqx->input(0), input_or_empty(*dqx, 1), input_or_empty(*dqx, 2), dqw->input(0),
-                              input_or_empty(*dqw, 1), input_or_empty(*dqw, 2), q.input(1), input_or_empty(q, 2), b.name()});
-    for (const auto& a : conv.attribute()) *n.add_attribute() = a;
-    inits_.push_back(b);
-    replace(qi, std::move(n), {dqx, dqw, &conv, relu});
+    return b;
   }
 
   // Q(MatMul(DQ(a), DQ(b))) of 2-D operands, a's parameters per tensor, b's per tensor or per
@@ -251,10 +332,13 @@ class Folder {
   // `n` takes the place of Q (node qi); the chain's other nodes go, but a DequantizeLinear that
   // something else reads (finish() keeps it when it still has a reader).
   void replace(int qi, onnx::NodeProto n, std::initializer_list<const onnx::NodeProto*> chain) {
+    replace(qi, std::vector<onnx::NodeProto>{std::move(n)}, chain);
+  }
+  void replace(int qi, std::vector<onnx::NodeProto> nodes, std::initializer_list<const onnx::NodeProto*> chain) {
     for (const onnx::NodeProto* d : chain)
       if (d) removed_[static_cast<size_t>(ix_.producer.at(d->output(0)))] = true;
     removed_[static_cast<size_t>(qi)] = true;
-    replacement_[qi] = std::move(n);
+    replacement_[qi] = std::move(nodes);
   }
 
   int finish() {
@@ -263,14 +347,17 @@ class Folder {
     std::map<std::string, int> uses;  // of the values the kept nodes and the graph's outputs read
     for (const auto& o : g_.output()) ++uses[o.name()];
     for (int i = 0; i < g_.node_size(); ++i) {
-      const onnx::NodeProto* n = replacement_.count(i) ? &replacement_.at(i) : removed_[static_cast<size_t>(i)] ? nullptr : &g_.node(i);
-      if (n)
-        for (const auto& in : n->input()) ++uses[in];
+      if (auto r = replacement_.find(i); r != replacement_.end()) {
+        for (const auto& n : r->second)
+          for (const auto& in : n.input()) ++uses[in];
+      } else if (!removed_[static_cast<size_t>(i)]) {
+        for (const auto& in : g_.node(i).input()) ++uses[in];
+      }
     }
     for (int i = 0; i < g_.node_size(); ++i) {
       const onnx::NodeProto& n = g_.node(i);
       if (auto r = replacement_.find(i); r != replacement_.end())
-        *nodes.Add() = r->second;
+        for (const auto& m : r->second) *nodes.Add() = m;
       else if (!removed_[static_cast<size_t>(i)] || (n.op_type() == "DequantizeLinear" && uses[n.output(0)] > 0))
         *nodes.Add() = n;
     }
@@ -282,7 +369,7 @@ class Folder {
   onnx::GraphProto& g_;
   GraphIndex ix_;
   std::vector<bool> removed_;
-  std::map<int, onnx::NodeProto> replacement_;  // at the QuantizeLinear's place
+  std::map<int, std::vector<onnx::NodeProto>> replacement_;  // at the QuantizeLinear's place
   std::vector<onnx::TensorProto> inits_;
 };
 

@@ -2,7 +2,8 @@
 """QDQ folding (docs/onnx.md, "Quantized models"): a DequantizeLinear -> Conv -> Relu ->
 QuantizeLinear chain compiles to one QLinearConv whose result is within one quantum of the float
 computation ONNX defines (numpy here); MatMul chains (with and without Relu, per-tensor and
-per-column weight scales) become QLinearMatMul, within one quantum; MaxPool and Relu chains
+per-column weight scales) become QLinearMatMul and Gemm chains (transB 0 and 1, with a bias) a
+1 x 1 QLinearConv, within one quantum; MaxPool and Relu chains
 with the same parameters on both sides become integer MaxPool and Max, exactly; a
 DequantizeLinear that a float op also reads stays for it; and the folded MobileNet QDQ form
 gives the QLinear form's logits bit for bit.
@@ -79,11 +80,13 @@ def other_ops(work, dspc):
     w = rng.integers(-127, 128, (16, 5), dtype=np.int8)
     xs, xz, as_, az = np.float32(0.04), np.uint8(10), np.float32(0.02), np.uint8(128)
     ws = np.array([0.01, 0.02, 0.005, 0.015, 0.03], np.float32)
+    gb = (rng.standard_normal(5) * 0.5).astype(np.float32)
     ys4, ys5, yz5 = np.float32(0.3), np.float32(0.25), np.int8(-3)
     inits = [numpy_helper.from_array(v, n) for n, v in [
         ("xs", np.array(xs)), ("xz", np.array(xz)), ("as", np.array(as_)), ("az", np.array(az)), ("w", w),
         ("ws", ws), ("wz", np.zeros(5, np.int8)), ("ws1", np.array(np.float32(0.01))), ("ys4", np.array(ys4)),
-        ("yz4", np.array(0, np.uint8)), ("ys5", np.array(ys5)), ("yz5", np.array(yz5))]]
+        ("yz4", np.array(0, np.uint8)), ("ys5", np.array(ys5)), ("yz5", np.array(yz5)),
+        ("wt", np.ascontiguousarray(w.T)), ("gb", gb)]]
     nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
              helper.make_node("MaxPool", ["xf"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
              helper.make_node("QuantizeLinear", ["p", "xs", "xz"], ["y1"]),
@@ -97,9 +100,17 @@ def other_ops(work, dspc):
              helper.make_node("QuantizeLinear", ["mr", "ys4", "yz4"], ["y4"]),
              helper.make_node("DequantizeLinear", ["w", "ws1"], ["wf1"]),
              helper.make_node("MatMul", ["af", "wf1"], ["m1"]),
-             helper.make_node("QuantizeLinear", ["m1", "ys5", "yz5"], ["y5"])]
+             helper.make_node("QuantizeLinear", ["m1", "ys5", "yz5"], ["y5"]),
+             helper.make_node("DequantizeLinear", ["wt", "ws", "wz"], ["wtf"], axis=0),
+             helper.make_node("Gemm", ["af", "wtf", "gb"], ["g6"], transB=1),
+             helper.make_node("Relu", ["g6"], ["g6r"]),
+             helper.make_node("QuantizeLinear", ["g6r", "ys4", "yz4"], ["y6"]),
+             helper.make_node("DequantizeLinear", ["w", "ws1"], ["wf2"]),
+             helper.make_node("Gemm", ["af", "wf2", "gb"], ["g7"]),
+             helper.make_node("QuantizeLinear", ["g7", "ys5", "yz5"], ["y7"])]
     outs = [("y1", TensorProto.UINT8, [1, 4, 4, 4]), ("y2", TensorProto.UINT8, [1, 4, 8, 8]),
-            ("y3", TensorProto.FLOAT, [1, 4, 8, 8]), ("y4", TensorProto.UINT8, [3, 5]), ("y5", TensorProto.INT8, [3, 5])]
+            ("y3", TensorProto.FLOAT, [1, 4, 8, 8]), ("y4", TensorProto.UINT8, [3, 5]), ("y5", TensorProto.INT8, [3, 5]),
+            ("y6", TensorProto.UINT8, [3, 5]), ("y7", TensorProto.INT8, [3, 5])]
     g = helper.make_graph(nodes, "qdq_ops", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 4, 8, 8]),
                                              helper.make_tensor_value_info("a", TensorProto.UINT8, [3, 16])],
                           [helper.make_tensor_value_info(n, t, sh) for n, t, sh in outs], inits)
@@ -107,12 +118,13 @@ def other_ops(work, dspc):
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
     dsp = subprocess.run([dspc, path, "--emit=dsp"], capture_output=True, text=True, check=True).stdout
     ok = True
-    for want in ("maxpool_u8", "max_u8_4", "qlinear_matmul_u8_i8_u8", "qlinear_matmul_u8_i8_i8", "sigmoid_f32"):
+    for want in ("maxpool_u8", "max_u8_4", "qlinear_matmul_u8_i8_u8", "qlinear_matmul_u8_i8_i8", "sigmoid_f32",
+                 "qlinear_conv2d_u8_i8_u8", "qlinear_conv2d_u8_i8_i8"):
         if want not in dsp:
             print("FAIL: no %s in the imported program: a chain was not folded (or the DequantizeLinear the float "
                   "Sigmoid reads was dropped)" % want)
             ok = False
-    for gone in ("maxpool_f32", "relu_f32", "matmul_f32"):
+    for gone in ("maxpool_f32", "relu_f32", "matmul_f32", "gemm_f32"):
         if gone in dsp:
             print("FAIL: %s is left in the imported program: a chain was not folded" % gone)
             ok = False
@@ -132,7 +144,9 @@ def other_ops(work, dspc):
     af = (a.astype(np.float32) - np.float32(az)) * as_
     exact = {"y1": quantize(pooled, xs, xz, np.uint8), "y2": quantize(np.maximum(xf, 0), xs, xz, np.uint8)}
     near = {"y4": quantize(np.maximum(af @ (w.astype(np.float32) * ws), 0), ys4, 0, np.uint8),
-            "y5": quantize(af @ (w.astype(np.float32) * np.float32(0.01)), ys5, yz5, np.int8)}
+            "y5": quantize(af @ (w.astype(np.float32) * np.float32(0.01)), ys5, yz5, np.int8),
+            "y6": quantize(np.maximum(af @ (w.astype(np.float32) * ws) + gb, 0), ys4, 0, np.uint8),
+            "y7": quantize(af @ (w.astype(np.float32) * np.float32(0.01)) + gb, ys5, yz5, np.int8)}
     for n, want in exact.items():
         if not np.array_equal(got[n].astype(np.int32), want):
             print("FAIL: %s (folded, exact) differs from the float reference" % n)
