@@ -12,7 +12,8 @@ and the pools read that layout, and their filters are [KH, KW, C/G, K].
   onnx_move.dsp   reshape, transpose, concat2, slice, gather, pad, cast (every dtype)
   onnx_math.dsp   binary ops with broadcasting, unary ops, reductions, softmax, log_softmax
   onnx_nn.dsp     conv2d, maxpool, avgpool, matmul, gemm (f32)
-  onnx_quant.dsp  quantize, dequantize, matmul_integer, conv2d_integer, qlinear_matmul, qlinear_conv2d
+  onnx_quant.dsp  quantize, dequantize, matmul_integer, conv2d_integer, qlinear_matmul, qlinear_conv2d,
+                  qlinear_add
 """
 import itertools
 import os
@@ -461,6 +462,22 @@ def quant_file():
                 body = "\n  ".join(st)
                 out.append(f"func qlinear_conv2d_{tx}_{tw}_{ty}<{params}>({sig}, B: i32[K], Q: f32[K], ZY: i32[1]) -> "
                            f"(O: {ty}[N, {conv_o[0]}, {conv_o[1]}, K]) {{\n  {body}\n}}")
+    out.append("\n# qlinear_add_TA_TB_TY_R<A..., B...>: a folded DequantizeLinear -> Add -> QuantizeLinear\n"
+               "# (compiler/onnx/OnnxQdq.cpp) in fixed point, broadcasting as binary ops do: C = saturate(((A - ZA) MA +\n"
+               "# (B - ZB) MB + 2^(S - 1)) >> S) + ZY), with P = {ZA, ZB, MA, MB, S, 2^(S - 1), ZY} and MA, MB the\n"
+               "# scale ratios times 2^S; within one quantum of the float result.")
+    for ta in QTYPES:
+        for tb in QTYPES:
+            for ty, (lo, hi) in QTYPES.items():
+                for r in SMALL_RANKS:
+                    a, b = dims("A", r), dims("B", r)
+                    ai = ", ".join(f"min(i{k}, A{k} - 1)" for k in range(r))
+                    bi = ", ".join(f"min(i{k}, B{k} - 1)" for k in range(r))
+                    out_dims = ", ".join(f"max(A{k}, B{k})" for k in range(r))
+                    e = (f"{ty}(clamp((((i32(A[{ai}]) - P[0]) * P[2] + (i32(B[{bi}]) - P[1]) * P[3] + P[5]) >> P[4]) + P[6], "
+                         f"{lo}, {hi}))")
+                    out.append(f"func qlinear_add_{ta}_{tb}_{ty}_{r}<{', '.join(a + b)}>(A: {ta}[{', '.join(a)}], "
+                               f"B: {tb}[{', '.join(b)}], P: i32[7]) -> (C: {ty}[{out_dims}]) {{ C[{', '.join(idx(r))}] = {e} }}")
     return "\n".join(out) + "\n"
 
 

@@ -71,6 +71,13 @@ DataType tensor_dtype(int32_t onnx_type, const std::string& what);
 // knows (Conv, MatMul and Gemm, each with an optional Relu; MaxPool; Relu) with constant parameters as
 // the integer op; gives how many it folded.
 int fold_qdq(onnx::GraphProto& g);
+// The fold's DequantizeLinear -> Add -> QuantizeLinear, inputs as QLinearMatMul's (a, a_scale,
+// a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point): an operator type only the fold
+// writes (ONNX's checker refuses it in a model), computed in fixed point.
+inline constexpr const char* kFoldedQLinearAdd = "QLinearAdd";
+// Its fixed point: the shift S with the ratios a_scale / y_scale and b_scale / y_scale times 2^S
+// exact enough (S >= 12) and the sum in i32, or -1 when the ratios are too large for that.
+int qlinear_add_shift(double ratio_a, double ratio_b);
 // B = A transposed: B's dimension k is A's dimension perm[k].
 std::shared_ptr<std::vector<uint8_t>> permute(const std::vector<uint8_t>& a, DataType dt,
                                               const std::vector<int64_t>& shape, const std::vector<int64_t>& perm);
@@ -127,6 +134,7 @@ class Importer {
   void dequantize();
   void matmul_integer(bool qlinear);
   void conv_integer(bool qlinear);
+  void qlinear_add();
   Val broadcast_param(size_t input, DataType dt, const Val& x, int64_t axis, const char* what);
   std::vector<int64_t> zero_points(size_t input, int64_t count, DataType& dt, const char* what);
   std::vector<double> scales(size_t input, int64_t count, const char* what);
@@ -190,6 +198,7 @@ class Importer {
                    std::vector<std::string> args, DataType dt, const std::vector<int64_t>& out_shape);
   std::string tensor_of(const Val& v);  // its tensor in its own layout (a const for a constant)
   Val binary(const std::string& op, Val a, Val b);
+  Val broadcast_operands(Val& a, Val& b, size_t max_rank);
   Val layout(const Val& v, bool nhwc);  // the value in that layout (a transpose call when needed)
   Val reshape(const Val& v, const std::vector<int64_t>& shape);  // logical reshape, identity layout
   std::string copy(const std::string& tensor, DataType dt, const std::vector<int64_t>& shape);

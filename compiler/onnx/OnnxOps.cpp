@@ -467,6 +467,7 @@ void Importer::convert_node(const onnx::NodeProto& n) {
   if (op == "DequantizeLinear") return dequantize();
   if (op == "MatMulInteger" || op == "QLinearMatMul") return matmul_integer(op == "QLinearMatMul");
   if (op == "ConvInteger" || op == "QLinearConv") return conv_integer(op == "QLinearConv");
+  if (op == kFoldedQLinearAdd) return qlinear_add();
   if (op == "Shape") {
     Val& x = input(0);
     int64_t r = static_cast<int64_t>(x.shape.size());
@@ -538,8 +539,23 @@ Val Importer::binary(const std::string& op, Val a, Val b) {
     }
     return out;
   }
+  Val out = broadcast_operands(a, b, 6);
+  out.dt = a.dt;
+  std::vector<int64_t> targs = physical(a), pb = physical(b);
+  targs.insert(targs.end(), pb.begin(), pb.end());
+  out.tensor = call("onnx_math", op + "_" + a.dt.str() + "_" + std::to_string(std::max<size_t>(out.shape.size(), 1)),
+                    targs, {tensor_of(a), tensor_of(b)}, a.dt, physical(out));
+  return out;
+}
+
+// a and b at the rank of their broadcast shape (leading extents of 1) and in one layout (NHWC
+// when a 4-D operand computed on the graph is); the result's Val without its tensor and dtype.
+Val Importer::broadcast_operands(Val& a, Val& b, size_t max_rank) {
+  bool ok = false;
+  std::vector<int64_t> shape = broadcast(a.shape, b.shape, ok);
+  if (!ok) fail("shapes " + shape_text(a.shape) + " and " + shape_text(b.shape) + " do not broadcast");
   size_t r = std::max<size_t>(shape.size(), 1);
-  if (r > 6) fail("tensors of more than 6 dimensions are not supported");
+  if (r > max_rank) fail("tensors of more than " + std::to_string(max_rank) + " dimensions are not supported");
   bool nhwc = r == 4 && ((!a.data && a.nhwc) || (!b.data && b.nhwc));
   auto prepare = [&](Val v) {
     if (v.shape.size() < r) {
@@ -552,13 +568,8 @@ Val Importer::binary(const std::string& op, Val a, Val b) {
   a = prepare(a);
   b = prepare(b);
   Val out;
-  out.dt = a.dt;
   out.shape = shape;
   out.nhwc = nhwc;
-  std::vector<int64_t> targs = physical(a), pb = physical(b);
-  targs.insert(targs.end(), pb.begin(), pb.end());
-  out.tensor = call("onnx_math", op + "_" + a.dt.str() + "_" + std::to_string(r), targs, {tensor_of(a), tensor_of(b)},
-                    a.dt, physical(out));
   return out;
 }
 

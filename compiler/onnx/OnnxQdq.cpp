@@ -5,11 +5,13 @@
 //   Q(Conv(DQ(x), DQ(w), bias) [-> Relu])  ->  QLinearConv(x, w, bias / (x_scale * w_scale))
 //   Q(MatMul(DQ(a), DQ(b)) [-> Relu])      ->  QLinearMatMul(a, b)                   (2-D)
 //   Q(Gemm(DQ(a), DQ(w), bias) [-> Relu])  ->  Reshape -> 1 x 1 QLinearConv -> Reshape
+//   Q(Add(DQ(a), DQ(b)) [-> Relu])         ->  QLinearAdd(a, b)       (fixed point, broadcasting)
 //   Q(MaxPool(DQ(x)))                      ->  MaxPool(x)        (the same scale and zero point)
 //   Q(Relu(DQ(x)))                         ->  Max(x, zero point)  (the same scale and zero point)
 //
 // The convolution and the product accumulate exactly in integers instead of in f32 and round
-// once, so their results are within one quantum of the float ones (the bias is rounded too);
+// once, so their results are within one quantum of the float ones (the bias is rounded too), as
+// is the sum's (its scale ratios are exact to 2^-13);
 // MaxPool and Relu commute with the monotone DQ and Q, so theirs are exact. A Relu after a
 // convolution or a product folds when the output's zero point is the lowest value of its dtype
 // (then the saturation is the Relu). A DequantizeLinear that other nodes also read stays for
@@ -153,6 +155,8 @@ class Folder {
         if (!relu || relu_is_saturation(y)) fold_gemm(i, q, relu, *gemm);
       } else if (const onnx::NodeProto* mm = producer(g_, ix_, in, "MatMul")) {
         if (!relu || relu_is_saturation(y)) fold_matmul(i, q, relu, *mm);
+      } else if (const onnx::NodeProto* add = producer(g_, ix_, in, "Add")) {
+        if (!relu || relu_is_saturation(y)) fold_add(i, q, y, relu, *add);
       } else if (const onnx::NodeProto* pool = producer(g_, ix_, in, "MaxPool"); pool && !relu) {
         fold_maxpool(i, q, y, *pool);
       } else if (relu) {
@@ -293,6 +297,22 @@ class Folder {
     replace(qi, std::move(n), {dqa, dqb, &mm, relu});
   }
 
+  // Q(Add(DQ(a), DQ(b))) with per-tensor parameters: the fold's QLinearAdd.
+  void fold_add(int qi, const onnx::NodeProto& q, const QParams& y, const onnx::NodeProto* relu, const onnx::NodeProto& add) {
+    if (add.input_size() != 2) return;
+    const onnx::NodeProto* dqa = producer(g_, ix_, add.input(0), "DequantizeLinear", false);
+    const onnx::NodeProto* dqb = producer(g_, ix_, add.input(1), "DequantizeLinear", false);
+    QParams ap, bp;
+    if (!dqa || !dqb || !qparams(ix_, *dqa, ap) || !qparams(ix_, *dqb, bp) || ap.scale.size() != 1 ||
+        bp.scale.size() != 1 || ap.zero.size() != 1 || bp.zero.size() != 1 ||
+        qlinear_add_shift(ap.scale[0] / y.scale[0], bp.scale[0] / y.scale[0]) < 0)
+      return;
+    onnx::NodeProto n = node(kFoldedQLinearAdd, add, q,
+                             {dqa->input(0), dqa->input(1), input_or_empty(*dqa, 2), dqb->input(0), dqb->input(1),
+                              input_or_empty(*dqb, 2), q.input(1), input_or_empty(q, 2)});
+    replace(qi, std::move(n), {dqa, dqb, &add, relu});
+  }
+
   // Q(MaxPool(DQ(x))) with the same parameters on both sides: MaxPool(x), exact.
   void fold_maxpool(int qi, const onnx::NodeProto& q, const QParams& y, const onnx::NodeProto& pool) {
     if (pool.output_size() != 1) return;  // no Indices output
@@ -376,5 +396,15 @@ class Folder {
 }  // namespace
 
 int fold_qdq(onnx::GraphProto& g) { return Folder(g).run(); }
+
+int qlinear_add_shift(double ratio_a, double ratio_b) {
+  if (!(ratio_a > 0) || !(ratio_b > 0) || !std::isfinite(ratio_a) || !std::isfinite(ratio_b)) return -1;
+  for (int s = 24; s >= 12; --s) {
+    double ma = std::nearbyint(std::ldexp(ratio_a, s)), mb = std::nearbyint(std::ldexp(ratio_b, s));
+    // |a - za| and |b - zb| are at most 255 for u8 and i8.
+    if (255.0 * (ma + mb) + std::ldexp(1.0, s - 1) < 2147483648.0) return s;
+  }
+  return -1;
+}
 
 }  // namespace dspc::onnx_import

@@ -171,6 +171,38 @@ void Importer::matmul_integer(bool qlinear) {
   set_output(0, out);
 }
 
+// The fold's QLinearAdd (kFoldedQLinearAdd): C = saturate(round((a - za) sa / sc + (b - zb) sb / sc) + zc),
+// in fixed point (onnx_quant.dsp's qlinear_add): within one quantum of the float result, as
+// the error of the two ratios times 2^S is at most 2 * 255 * 2^-(S+1) < 0.07 of a quantum.
+void Importer::qlinear_add() {
+  Val a = input(0), b = input(3);
+  const std::vector<DataType> q = {DataType::u8(), DataType::i8()};
+  need_dtype(a, q, "A");
+  need_dtype(b, q, "B");
+  double sa = scales(1, 1, "A's scale")[0], sb = scales(4, 1, "B's scale")[0], sc = scales(6, 1, "C's scale")[0];
+  DataType t = a.dt;
+  int64_t za = zero_points(2, 1, t, "A's zero point")[0];
+  t = b.dt;
+  int64_t zb = zero_points(5, 1, t, "B's zero point")[0];
+  DataType ct = DataType::u8();
+  int64_t zc = zero_points(7, 1, ct, "C's zero point")[0];
+  if (ct != DataType::u8() && ct != DataType::i8()) fail("C's zero point must be u8 or i8");
+  int shift = qlinear_add_shift(sa / sc, sb / sc);
+  if (shift < 0) fail("the scale ratios are too large for the fixed-point sum");
+  Val out = broadcast_operands(a, b, 4);
+  out.dt = ct;
+  auto fixed = [&](double ratio) { return static_cast<int64_t>(std::llround(std::ldexp(ratio, shift))); };
+  std::vector<int64_t> p = {za, zb, fixed(sa / sc), fixed(sb / sc), shift, int64_t(1) << (shift - 1), zc};
+  std::vector<int64_t> targs = physical(a), pb = physical(b);
+  targs.insert(targs.end(), pb.begin(), pb.end());
+  std::string func = "qlinear_add_" + a.dt.str() + "_" + b.dt.str() + "_" + ct.str() + "_" +
+                     std::to_string(std::max<size_t>(out.shape.size(), 1));
+  out.tensor = call("onnx_quant", func, targs,
+                    {tensor_of(a), tensor_of(b), emit_const(DataType::i32(), {7}, i32_bytes(p), "qadd_params")}, ct,
+                    physical(out));
+  set_output(0, out);
+}
+
 // ConvInteger(x, w, x_zero_point, w_zero_point) and
 // QLinearConv(x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B).
 void Importer::conv_integer(bool qlinear) {

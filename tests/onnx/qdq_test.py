@@ -2,8 +2,9 @@
 """QDQ folding (docs/onnx.md, "Quantized models"): a DequantizeLinear -> Conv -> Relu ->
 QuantizeLinear chain compiles to one QLinearConv whose result is within one quantum of the float
 computation ONNX defines (numpy here); MatMul chains (with and without Relu, per-tensor and
-per-column weight scales) become QLinearMatMul and Gemm chains (transB 0 and 1, with a bias) a
-1 x 1 QLinearConv, within one quantum; MaxPool and Relu chains
+per-column weight scales) become QLinearMatMul, Gemm chains (transB 0 and 1, with a bias) a
+1 x 1 QLinearConv and Add chains (u8 and i8, broadcasting a constant, with a Relu) the
+fixed-point qlinear_add, within one quantum; MaxPool and Relu chains
 with the same parameters on both sides become integer MaxPool and Max, exactly; a
 DequantizeLinear that a float op also reads stays for it; and the folded MobileNet QDQ form
 gives the QLinear form's logits bit for bit.
@@ -81,12 +82,19 @@ def other_ops(work, dspc):
     xs, xz, as_, az = np.float32(0.04), np.uint8(10), np.float32(0.02), np.uint8(128)
     ws = np.array([0.01, 0.02, 0.005, 0.015, 0.03], np.float32)
     gb = (rng.standard_normal(5) * 0.5).astype(np.float32)
+    x2 = rng.integers(0, 256, (1, 4, 8, 8), dtype=np.uint8)
+    xi = rng.integers(-128, 128, (1, 4, 8, 8), dtype=np.int8)
+    cb = rng.integers(0, 256, (1, 4, 1, 1), dtype=np.uint8)
+    x2s, x2z, ys8, yz8 = np.float32(0.07), np.uint8(120), np.float32(0.09), np.uint8(100)
+    cbs, cbz, xis, xiz = np.float32(0.013), np.uint8(3), np.float32(0.031), np.int8(-5)
     ys4, ys5, yz5 = np.float32(0.3), np.float32(0.25), np.int8(-3)
     inits = [numpy_helper.from_array(v, n) for n, v in [
         ("xs", np.array(xs)), ("xz", np.array(xz)), ("as", np.array(as_)), ("az", np.array(az)), ("w", w),
         ("ws", ws), ("wz", np.zeros(5, np.int8)), ("ws1", np.array(np.float32(0.01))), ("ys4", np.array(ys4)),
         ("yz4", np.array(0, np.uint8)), ("ys5", np.array(ys5)), ("yz5", np.array(yz5)),
-        ("wt", np.ascontiguousarray(w.T)), ("gb", gb)]]
+        ("wt", np.ascontiguousarray(w.T)), ("gb", gb), ("x2s", np.array(x2s)), ("x2z", np.array(x2z)),
+        ("ys8", np.array(ys8)), ("yz8", np.array(yz8)), ("cb", cb), ("cbs", np.array(cbs)), ("cbz", np.array(cbz)),
+        ("xis", np.array(xis)), ("xiz", np.array(xiz))]]
     nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
              helper.make_node("MaxPool", ["xf"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
              helper.make_node("QuantizeLinear", ["p", "xs", "xz"], ["y1"]),
@@ -107,24 +115,39 @@ def other_ops(work, dspc):
              helper.make_node("QuantizeLinear", ["g6r", "ys4", "yz4"], ["y6"]),
              helper.make_node("DequantizeLinear", ["w", "ws1"], ["wf2"]),
              helper.make_node("Gemm", ["af", "wf2", "gb"], ["g7"]),
-             helper.make_node("QuantizeLinear", ["g7", "ys5", "yz5"], ["y7"])]
+             helper.make_node("QuantizeLinear", ["g7", "ys5", "yz5"], ["y7"]),
+             helper.make_node("DequantizeLinear", ["x2", "x2s", "x2z"], ["x2f"]),
+             helper.make_node("Add", ["xf", "x2f"], ["s8"]),
+             helper.make_node("QuantizeLinear", ["s8", "ys8", "yz8"], ["y8"]),
+             helper.make_node("DequantizeLinear", ["cb", "cbs", "cbz"], ["cbf"]),
+             helper.make_node("Add", ["cbf", "x2f"], ["s9"]),
+             helper.make_node("Relu", ["s9"], ["s9r"]),
+             helper.make_node("QuantizeLinear", ["s9r", "ys8", "yz4"], ["y9"]),
+             helper.make_node("DequantizeLinear", ["xi", "xis", "xiz"], ["xif"]),
+             helper.make_node("Add", ["xif", "cbf"], ["s10"]),
+             helper.make_node("QuantizeLinear", ["s10", "ys5", "yz5"], ["y10"])]
     outs = [("y1", TensorProto.UINT8, [1, 4, 4, 4]), ("y2", TensorProto.UINT8, [1, 4, 8, 8]),
             ("y3", TensorProto.FLOAT, [1, 4, 8, 8]), ("y4", TensorProto.UINT8, [3, 5]), ("y5", TensorProto.INT8, [3, 5]),
-            ("y6", TensorProto.UINT8, [3, 5]), ("y7", TensorProto.INT8, [3, 5])]
+            ("y6", TensorProto.UINT8, [3, 5]), ("y7", TensorProto.INT8, [3, 5]),
+            ("y8", TensorProto.UINT8, [1, 4, 8, 8]), ("y9", TensorProto.UINT8, [1, 4, 8, 8]),
+            ("y10", TensorProto.INT8, [1, 4, 8, 8])]
     g = helper.make_graph(nodes, "qdq_ops", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 4, 8, 8]),
-                                             helper.make_tensor_value_info("a", TensorProto.UINT8, [3, 16])],
+                                             helper.make_tensor_value_info("a", TensorProto.UINT8, [3, 16]),
+                                             helper.make_tensor_value_info("x2", TensorProto.UINT8, [1, 4, 8, 8]),
+                                             helper.make_tensor_value_info("xi", TensorProto.INT8, [1, 4, 8, 8])],
                           [helper.make_tensor_value_info(n, t, sh) for n, t, sh in outs], inits)
     path = os.path.join(work, "qdq_ops.onnx")
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
     dsp = subprocess.run([dspc, path, "--emit=dsp"], capture_output=True, text=True, check=True).stdout
     ok = True
     for want in ("maxpool_u8", "max_u8_4", "qlinear_matmul_u8_i8_u8", "qlinear_matmul_u8_i8_i8", "sigmoid_f32",
-                 "qlinear_conv2d_u8_i8_u8", "qlinear_conv2d_u8_i8_i8"):
+                 "qlinear_conv2d_u8_i8_u8", "qlinear_conv2d_u8_i8_i8", "qlinear_add_u8_u8_u8_4",
+                 "qlinear_add_i8_u8_i8_4"):
         if want not in dsp:
             print("FAIL: no %s in the imported program: a chain was not folded (or the DequantizeLinear the float "
                   "Sigmoid reads was dropped)" % want)
             ok = False
-    for gone in ("maxpool_f32", "relu_f32", "matmul_f32", "gemm_f32"):
+    for gone in ("maxpool_f32", "relu_f32", "matmul_f32", "gemm_f32", "add_f32"):
         if gone in dsp:
             print("FAIL: %s is left in the imported program: a chain was not folded" % gone)
             ok = False
@@ -133,8 +156,11 @@ def other_ops(work, dspc):
         return False
     np.save(os.path.join(work, "x.npy"), x)
     np.save(os.path.join(work, "a.npy"), a)
-    cmd = [dspc, "run", path, "--target=host", "--input", "x=" + os.path.join(work, "x.npy"),
-           "--input", "a=" + os.path.join(work, "a.npy")]
+    np.save(os.path.join(work, "x2.npy"), x2)
+    np.save(os.path.join(work, "xi.npy"), xi)
+    cmd = [dspc, "run", path, "--target=host"]
+    for n in ("x", "a", "x2", "xi"):
+        cmd += ["--input", "%s=%s" % (n, os.path.join(work, n + ".npy"))]
     for n, _, _ in outs:
         cmd += ["--output", "%s=%s" % (n, os.path.join(work, n + ".npy"))]
     subprocess.run(cmd, check=True, capture_output=True)
@@ -142,11 +168,17 @@ def other_ops(work, dspc):
     xf = (x.astype(np.float32) - np.float32(xz)) * xs
     pooled = xf.reshape(1, 4, 4, 2, 4, 2).max(axis=(3, 5))
     af = (a.astype(np.float32) - np.float32(az)) * as_
+    x2f = (x2.astype(np.float32) - np.float32(x2z)) * x2s
+    cbf = (cb.astype(np.float32) - np.float32(cbz)) * cbs
+    xif = (xi.astype(np.float32) - np.float32(xiz)) * xis
     exact = {"y1": quantize(pooled, xs, xz, np.uint8), "y2": quantize(np.maximum(xf, 0), xs, xz, np.uint8)}
     near = {"y4": quantize(np.maximum(af @ (w.astype(np.float32) * ws), 0), ys4, 0, np.uint8),
             "y5": quantize(af @ (w.astype(np.float32) * np.float32(0.01)), ys5, yz5, np.int8),
             "y6": quantize(np.maximum(af @ (w.astype(np.float32) * ws) + gb, 0), ys4, 0, np.uint8),
-            "y7": quantize(af @ (w.astype(np.float32) * np.float32(0.01)) + gb, ys5, yz5, np.int8)}
+            "y7": quantize(af @ (w.astype(np.float32) * np.float32(0.01)) + gb, ys5, yz5, np.int8),
+            "y8": quantize(xf + x2f, ys8, yz8, np.uint8),
+            "y9": quantize(np.maximum(cbf + x2f, 0), ys8, 0, np.uint8),
+            "y10": quantize(xif + cbf, ys5, yz5, np.int8)}
     for n, want in exact.items():
         if not np.array_equal(got[n].astype(np.int32), want):
             print("FAIL: %s (folded, exact) differs from the float reference" % n)
@@ -159,7 +191,13 @@ def other_ops(work, dspc):
     if not np.allclose(got["y3"], 1 / (1 + np.exp(-xf)), rtol=1e-5, atol=1e-6):
         print("FAIL: y3, the Sigmoid of the shared DequantizeLinear, differs from numpy's")
         ok = False
-    print("QDQ MaxPool and Relu folded: exact" if ok else "")
+    # The folded funcs compiled for the DSP give what the reference interpreter gives.
+    r = subprocess.run([dspc, "run", path, "--target=hexagon-v68", "--random-inputs", "--check"],
+                       capture_output=True, text=True)
+    if r.returncode != 0 or r.stderr.count("matches the reference interpreter") != len(outs):
+        print("FAIL: the folded model on hexagon-v68 does not match the reference interpreter:\n" + r.stderr[-2000:])
+        ok = False
+    print("QDQ MaxPool and Relu folded: exact; hexagon-v68 matches the interpreter" if ok else "")
     return ok
 
 
