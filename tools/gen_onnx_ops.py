@@ -11,7 +11,7 @@ and the pools read that layout, and their filters are [KH, KW, C/G, K].
 
   onnx_move.dsp   reshape, transpose, concat2, slice, gather, pad, cast (every dtype)
   onnx_math.dsp   binary ops with broadcasting, unary ops, reductions, softmax, log_softmax
-  onnx_nn.dsp     conv2d, maxpool, avgpool, matmul, gemm (f32)
+  onnx_nn.dsp     conv2d, maxpool, avgpool, matmul, gemm (f32); avgpool_q (quantized)
   onnx_quant.dsp  quantize, dequantize, matmul_integer, conv2d_integer, qlinear_matmul, qlinear_conv2d,
                   qlinear_add
 """
@@ -362,7 +362,23 @@ func avgpool_f32<KH, KW, SH, SW, PT, PL, PB, PR, XB, XR, CIP, N, H, W, C>(I: f32
   Cn[y: (H + PT + PB + XB - KH) / SH + 1, x: (W + PL + PR + XR - KW) / SW + 1] = sum(select(y * SH + r >= PT * (1 - CIP) && y * SH + r < H + PT + CIP * PB && x * SW + t >= PL * (1 - CIP) && x * SW + t < W + PL + CIP * PR, 1.0f32, 0.0f32), r: KH, t: KW)
   O[n, y, x, c] = sum(select(y * SH + r >= PT && y * SH + r < H + PT && x * SW + t >= PL && x * SW + t < W + PL, I[n, clamp(y * SH + r - PT, 0, H - 1), clamp(x * SW + t - PL, 0, W - 1), c], 0.0f32), r: KH, t: KW) / Cn[y, x]
 }
-
+""".rstrip())
+    out.append("""
+# avgpool_q_DT: avgpool_f32 on quantized values (a folded DequantizeLinear -> AveragePool ->
+# QuantizeLinear with one scale and zero point Z[0] on both sides, compiler/onnx/OnnxQdq.cpp): the
+# window's sum of I - Z[0] over its count, rounded half to even, plus Z[0], saturated (the padding
+# holds the zero point).""")
+    oh, ow = "(H + PT + PB + XB - KH) / SH + 1", "(W + PL + PR + XR - KW) / SW + 1"
+    for dt, (lo, hi) in {"u8": (0, 255), "i8": (-128, 127)}.items():
+        d4 = f"n: N, y: {oh}, x: {ow}, c: C"
+        out.append(f"""func avgpool_q_{dt}<KH, KW, SH, SW, PT, PL, PB, PR, XB, XR, CIP, N, H, W, C>(I: {dt}[N, H, W, C], Z: i32[1]) -> (O: {dt}[N, {oh}, {ow}, C]) {{
+  Cn[y: {oh}, x: {ow}] = sum(select(y * SH + r >= PT * (1 - CIP) && y * SH + r < H + PT + CIP * PB && x * SW + t >= PL * (1 - CIP) && x * SW + t < W + PL + CIP * PR, 1, 0), r: KH, t: KW)
+  S[{d4}] = sum(select(y * SH + r >= PT && y * SH + r < H + PT && x * SW + t >= PL && x * SW + t < W + PL, i32(I[n, clamp(y * SH + r - PT, 0, H - 1), clamp(x * SW + t - PL, 0, W - 1), c]) - Z[0], 0), r: KH, t: KW)
+  Q[{d4}] = S[n, y, x, c] / Cn[y, x]
+  Rm[{d4}] = 2 * (S[n, y, x, c] - Q[n, y, x, c] * Cn[y, x])
+  O[n, y, x, c] = {dt}(clamp(Q[n, y, x, c] + select(Rm[n, y, x, c] > Cn[y, x] || (Rm[n, y, x, c] == Cn[y, x] && (Q[n, y, x, c] & 1) == 1), 1, 0) + Z[0], {lo}, {hi}))
+}}""")
+    out.append("""
 # matmul_DT_R: C = A B over the last two dimensions, batch dimensions broadcast (extent 1 or C's).""")
     for dt in FLOAT:
         for r in (2, 3, 4):

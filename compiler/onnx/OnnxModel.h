@@ -78,6 +78,12 @@ inline constexpr const char* kFoldedQLinearAdd = "QLinearAdd";
 // Its fixed point: the shift S with the ratios a_scale / y_scale and b_scale / y_scale times 2^S
 // exact enough (S >= 12) and the sum in i32, or -1 when the ratios are too large for that.
 int qlinear_add_shift(double ratio_a, double ratio_b);
+// The fold's DequantizeLinear -> AveragePool (or GlobalAveragePool, as a window of the whole
+// image) -> QuantizeLinear with one scale and zero point on both sides: inputs x, x_scale,
+// x_zero_point; AveragePool's attributes; 2-D pooling only.
+inline constexpr const char* kFoldedQAveragePool = "QLinearAveragePool";
+// The bytes of an i32 tensor holding v (OnnxQuant.cpp).
+std::shared_ptr<std::vector<uint8_t>> i32_bytes(const std::vector<int64_t>& v);
 // B = A transposed: B's dimension k is A's dimension perm[k].
 std::shared_ptr<std::vector<uint8_t>> permute(const std::vector<uint8_t>& a, DataType dt,
                                               const std::vector<int64_t>& shape, const std::vector<int64_t>& perm);
@@ -152,7 +158,7 @@ class Importer {
   std::string drop_batch(const Val& x);  // a batch-1 NHWC u8 value as [H, W, C]
   void drop_unread_batch_copies();
   void batch_norm();
-  void pool(bool max);
+  void pool(bool max, bool quantized = false);
   void pool_1d(bool max);
   struct Pool1d {
     std::vector<int64_t> k, s, d, p;

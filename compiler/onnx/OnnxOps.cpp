@@ -468,6 +468,7 @@ void Importer::convert_node(const onnx::NodeProto& n) {
   if (op == "MatMulInteger" || op == "QLinearMatMul") return matmul_integer(op == "QLinearMatMul");
   if (op == "ConvInteger" || op == "QLinearConv") return conv_integer(op == "QLinearConv");
   if (op == kFoldedQLinearAdd) return qlinear_add();
+  if (op == kFoldedQAveragePool) return pool(false, true);
   if (op == "Shape") {
     Val& x = input(0);
     int64_t r = static_cast<int64_t>(x.shape.size());
@@ -849,13 +850,14 @@ void Importer::batch_norm() {
   set_output(0, out);
 }
 
-void Importer::pool(bool max) {
+void Importer::pool(bool max, bool quantized) {
   Val x = input(0);
   auto failf = [this](const std::string& m) { fail(m); };
-  if (x.shape.size() == 3) return pool_1d(max);
+  if (x.shape.size() == 3 && !quantized) return pool_1d(max);
   if (x.shape.size() != 4) fail("only 1-D and 2-D pooling (3-D and 4-D inputs) is supported, got " + shape_text(x.shape));
-  if (max) need_dtype(x, {DataType::f32(), DataType::f64(), DataType::u8(), DataType::i8()}, "the input");
+  if (max || quantized) need_dtype(x, {DataType::f32(), DataType::f64(), DataType::u8(), DataType::i8()}, "the input");
   else need_dtype(x, {DataType::f32()}, "the input");
+  if (quantized) need_dtype(x, {DataType::u8(), DataType::i8()}, "the input");
   if (node_->output_size() > 1 && !node_->output(1).empty()) unsupported_attr("MaxPool's Indices output");
   if (attr_int("storage_order", 0) != 0) unsupported_attr("storage_order = 1");
   std::vector<int64_t> k = pool1d_ ? pool1d_->k : attr_ints("kernel_shape");
@@ -904,9 +906,14 @@ void Importer::pool(bool max) {
                       {x.tensor}, x.dt, physical(out));
   } else {
     int64_t cip = attr_int("count_include_pad", 0) != 0;
-    out.tensor = call("onnx_nn", "avgpool_f32",
-                      {k[0], k[1], s[0], s[1], p[0], p[1], p[2], p[3], extra[0], extra[1], cip, n, h, w, c},
-                      {x.tensor}, x.dt, physical(out));
+    std::vector<std::string> args = {x.tensor};
+    if (quantized) {  // the zero point (one scale on both sides: the fold checked it)
+      DataType zt = x.dt;
+      args.push_back(emit_const(DataType::i32(), {1}, i32_bytes({zero_points(2, 1, zt, "x_zero_point")[0]}), "zero_point"));
+    }
+    out.tensor = call("onnx_nn", quantized ? "avgpool_q_" + x.dt.str() : "avgpool_f32",
+                      {k[0], k[1], s[0], s[1], p[0], p[1], p[2], p[3], extra[0], extra[1], cip, n, h, w, c}, args,
+                      x.dt, physical(out));
   }
   set_output(0, out);
 }

@@ -7,12 +7,14 @@
 //   Q(Gemm(DQ(a), DQ(w), bias) [-> Relu])  ->  Reshape -> 1 x 1 QLinearConv -> Reshape
 //   Q(Add(DQ(a), DQ(b)) [-> Relu])         ->  QLinearAdd(a, b)       (fixed point, broadcasting)
 //   Q(MaxPool(DQ(x)))                      ->  MaxPool(x)        (the same scale and zero point)
+//   Q(AveragePool(DQ(x))), Q(GlobalAveragePool(DQ(x)))  ->  QLinearAveragePool(x)        (the same)
 //   Q(Relu(DQ(x)))                         ->  Max(x, zero point)  (the same scale and zero point)
 //
 // The convolution and the product accumulate exactly in integers instead of in f32 and round
 // once, so their results are within one quantum of the float ones (the bias is rounded too), as
 // is the sum's (its scale ratios are exact to 2^-13);
-// MaxPool and Relu commute with the monotone DQ and Q, so theirs are exact. A Relu after a
+// MaxPool and Relu commute with the monotone DQ and Q, so theirs are exact; an average pool's
+// is its integer sum's quotient rounded half to even, within one quantum. A Relu after a
 // convolution or a product folds when the output's zero point is the lowest value of its dtype
 // (then the saturation is the Relu). A DequantizeLinear that other nodes also read stays for
 // them.
@@ -159,6 +161,10 @@ class Folder {
         if (!relu || relu_is_saturation(y)) fold_add(i, q, y, relu, *add);
       } else if (const onnx::NodeProto* pool = producer(g_, ix_, in, "MaxPool"); pool && !relu) {
         fold_maxpool(i, q, y, *pool);
+      } else if (const onnx::NodeProto* avg = producer(g_, ix_, in, "AveragePool"); avg && !relu) {
+        fold_avgpool(i, q, y, *avg, false);
+      } else if (const onnx::NodeProto* gavg = producer(g_, ix_, in, "GlobalAveragePool"); gavg && !relu) {
+        fold_avgpool(i, q, y, *gavg, true);
       } else if (relu) {
         fold_relu(i, q, y, *relu);
       }
@@ -321,6 +327,27 @@ class Folder {
     if (!dq || !qparams(ix_, *dq, xp) || !same_scalar_params(xp, y)) return;
     onnx::NodeProto n = node("MaxPool", pool, q, {dq->input(0)});
     for (const auto& a : pool.attribute()) *n.add_attribute() = a;
+    replace(qi, std::move(n), {dq, &pool});
+  }
+
+  // Q(AveragePool(DQ(x))) of a 4-D x with the same parameters on both sides (a global one as a
+  // window of the whole image): the fold's QLinearAveragePool.
+  void fold_avgpool(int qi, const onnx::NodeProto& q, const QParams& y, const onnx::NodeProto& pool, bool global) {
+    auto dims = ix_.dims.find(pool.input(0));
+    if (dims == ix_.dims.end() || dims->second.size() != 4 || dims->second[2] <= 0 || dims->second[3] <= 0) return;
+    const onnx::NodeProto* dq = producer(g_, ix_, pool.input(0), "DequantizeLinear", false);
+    QParams xp;
+    if (!dq || !qparams(ix_, *dq, xp) || !same_scalar_params(xp, y)) return;
+    onnx::NodeProto n = node(kFoldedQAveragePool, pool, q, {dq->input(0), dq->input(1), input_or_empty(*dq, 2)});
+    if (global) {
+      onnx::AttributeProto* k = n.add_attribute();
+      k->set_name("kernel_shape");
+      k->set_type(onnx::AttributeProto::INTS);
+      k->add_ints(dims->second[2]);
+      k->add_ints(dims->second[3]);
+    } else {
+      for (const auto& a : pool.attribute()) *n.add_attribute() = a;
+    }
     replace(qi, std::move(n), {dq, &pool});
   }
 

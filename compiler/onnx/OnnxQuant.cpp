@@ -1,5 +1,6 @@
 // The quantized operators of the ONNX importer (schedules/onnx_quant.dsp): QuantizeLinear,
-// DequantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv. Scales and zero
+// DequantizeLinear, MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv, and the QDQ fold's
+// QLinearAdd (OnnxQdq.cpp). Scales and zero
 // points are constants; rounding is half to even, as numpy's rint (ONNX's reference).
 #include <onnx/onnx_pb.h>
 
@@ -11,15 +12,11 @@
 
 namespace dspc::onnx_import {
 
-namespace {
-
 std::shared_ptr<std::vector<uint8_t>> i32_bytes(const std::vector<int64_t>& v) {
   auto b = std::make_shared<std::vector<uint8_t>>(v.size() * 4);
   for (size_t i = 0; i < v.size(); ++i) put_i(DataType::i32(), *b, i, v[i]);
   return b;
 }
-
-}  // namespace
 
 std::vector<int64_t> Importer::zero_points(size_t input, int64_t count, DataType& dt, const char* what) {
   std::vector<int64_t> out(static_cast<size_t>(count), 0);

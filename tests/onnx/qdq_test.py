@@ -3,8 +3,9 @@
 QuantizeLinear chain compiles to one QLinearConv whose result is within one quantum of the float
 computation ONNX defines (numpy here); MatMul chains (with and without Relu, per-tensor and
 per-column weight scales) become QLinearMatMul, Gemm chains (transB 0 and 1, with a bias) a
-1 x 1 QLinearConv and Add chains (u8 and i8, broadcasting a constant, with a Relu) the
-fixed-point qlinear_add, within one quantum; MaxPool and Relu chains
+1 x 1 QLinearConv, Add chains (u8 and i8, broadcasting a constant, with a Relu) the
+fixed-point qlinear_add, and AveragePool and GlobalAveragePool chains (pads, count_include_pad)
+the integer avgpool_q, within one quantum; MaxPool and Relu chains
 with the same parameters on both sides become integer MaxPool and Max, exactly; a
 DequantizeLinear that a float op also reads stays for it; and the folded MobileNet QDQ form
 gives the QLinear form's logits bit for bit.
@@ -74,6 +75,20 @@ def quantize(v, scale, zero, dtype):
     return np.clip(np.rint(v / np.float32(scale)) + zero, info.min, info.max).astype(np.int32)
 
 
+def avgpool(x, k, stride, pad, count_include_pad):
+    """ONNX's AveragePool of an NCHW float image: square window, equal pads, floor mode."""
+    n, c, h, w = x.shape
+    oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+    out = np.zeros((n, c, oh, ow), np.float32)
+    for oy in range(oh):
+        for ox in range(ow):
+            y0, x0 = oy * stride - pad, ox * stride - pad
+            ys, xs = slice(max(y0, 0), min(y0 + k, h)), slice(max(x0, 0), min(x0 + k, w))
+            count = k * k if count_include_pad else (ys.stop - ys.start) * (xs.stop - xs.start)
+            out[:, :, oy, ox] = x[:, :, ys, xs].sum(axis=(2, 3)) / np.float32(count)
+    return out
+
+
 def other_ops(work, dspc):
     rng = np.random.default_rng(7)
     x = rng.integers(0, 256, (1, 4, 8, 8), dtype=np.uint8)
@@ -125,12 +140,19 @@ def other_ops(work, dspc):
              helper.make_node("QuantizeLinear", ["s9r", "ys8", "yz4"], ["y9"]),
              helper.make_node("DequantizeLinear", ["xi", "xis", "xiz"], ["xif"]),
              helper.make_node("Add", ["xif", "cbf"], ["s10"]),
-             helper.make_node("QuantizeLinear", ["s10", "ys5", "yz5"], ["y10"])]
+             helper.make_node("QuantizeLinear", ["s10", "ys5", "yz5"], ["y10"]),
+             helper.make_node("AveragePool", ["xf"], ["p11"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+             helper.make_node("QuantizeLinear", ["p11", "xs", "xz"], ["y11"]),
+             helper.make_node("AveragePool", ["xif"], ["p12"], kernel_shape=[2, 2], pads=[1, 1, 1, 1], count_include_pad=1),
+             helper.make_node("QuantizeLinear", ["p12", "xis", "xiz"], ["y12"]),
+             helper.make_node("GlobalAveragePool", ["x2f"], ["p13"]),
+             helper.make_node("QuantizeLinear", ["p13", "x2s", "x2z"], ["y13"])]
     outs = [("y1", TensorProto.UINT8, [1, 4, 4, 4]), ("y2", TensorProto.UINT8, [1, 4, 8, 8]),
             ("y3", TensorProto.FLOAT, [1, 4, 8, 8]), ("y4", TensorProto.UINT8, [3, 5]), ("y5", TensorProto.INT8, [3, 5]),
             ("y6", TensorProto.UINT8, [3, 5]), ("y7", TensorProto.INT8, [3, 5]),
             ("y8", TensorProto.UINT8, [1, 4, 8, 8]), ("y9", TensorProto.UINT8, [1, 4, 8, 8]),
-            ("y10", TensorProto.INT8, [1, 4, 8, 8])]
+            ("y10", TensorProto.INT8, [1, 4, 8, 8]), ("y11", TensorProto.UINT8, [1, 4, 4, 4]),
+            ("y12", TensorProto.INT8, [1, 4, 9, 9]), ("y13", TensorProto.UINT8, [1, 4, 1, 1])]
     g = helper.make_graph(nodes, "qdq_ops", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 4, 8, 8]),
                                              helper.make_tensor_value_info("a", TensorProto.UINT8, [3, 16]),
                                              helper.make_tensor_value_info("x2", TensorProto.UINT8, [1, 4, 8, 8]),
@@ -142,12 +164,12 @@ def other_ops(work, dspc):
     ok = True
     for want in ("maxpool_u8", "max_u8_4", "qlinear_matmul_u8_i8_u8", "qlinear_matmul_u8_i8_i8", "sigmoid_f32",
                  "qlinear_conv2d_u8_i8_u8", "qlinear_conv2d_u8_i8_i8", "qlinear_add_u8_u8_u8_4",
-                 "qlinear_add_i8_u8_i8_4"):
+                 "qlinear_add_i8_u8_i8_4", "avgpool_q_u8", "avgpool_q_i8"):
         if want not in dsp:
             print("FAIL: no %s in the imported program: a chain was not folded (or the DequantizeLinear the float "
                   "Sigmoid reads was dropped)" % want)
             ok = False
-    for gone in ("maxpool_f32", "relu_f32", "matmul_f32", "gemm_f32", "add_f32"):
+    for gone in ("maxpool_f32", "relu_f32", "matmul_f32", "gemm_f32", "add_f32", "avgpool_f32", "reduce_mean_f32"):
         if gone in dsp:
             print("FAIL: %s is left in the imported program: a chain was not folded" % gone)
             ok = False
@@ -178,7 +200,10 @@ def other_ops(work, dspc):
             "y7": quantize(af @ (w.astype(np.float32) * np.float32(0.01)) + gb, ys5, yz5, np.int8),
             "y8": quantize(xf + x2f, ys8, yz8, np.uint8),
             "y9": quantize(np.maximum(cbf + x2f, 0), ys8, 0, np.uint8),
-            "y10": quantize(xif + cbf, ys5, yz5, np.int8)}
+            "y10": quantize(xif + cbf, ys5, yz5, np.int8),
+            "y11": quantize(avgpool(xf, 3, 2, 1, False), xs, xz, np.uint8),
+            "y12": quantize(avgpool(xif, 2, 1, 1, True), xis, xiz, np.int8),
+            "y13": quantize(x2f.mean(axis=(2, 3), keepdims=True), x2s, x2z, np.uint8)}
     for n, want in exact.items():
         if not np.array_equal(got[n].astype(np.int32), want):
             print("FAIL: %s (folded, exact) differs from the float reference" % n)
