@@ -34,6 +34,11 @@
 //    parts wider than 64 bits: a scalar part made that way, bitcast (shufflevector <64 x i32>,
 //    <2 x i32> <0, 1>) to i64, masked, made the instruction selection allocate until it ran out
 //    of memory (difftest seed final11, case 1210), and the backend handles the scalar form.
+// 9. No vector truncation to i1. InstCombine writes (x & 1) != 0 as trunc x to i1, and LLVM
+//    19's Hexagon instruction selection cannot select it for a vector of two registers
+//    ("Cannot select: v64i1 = truncate", an abort: qnn.dsp's conv2d_requant_exact at 64
+//    channels). It becomes the and and the compare again (legalize_bool_truncs, after LLVM's
+//    pipeline), which select to vand and vcmp.
 #include <cstdlib>
 #include <set>
 
@@ -203,33 +208,52 @@ llvm::Value* vector_part(llvm::TruncInst* t) {
   return b.CreateShuffleVector(v, mask);
 }
 
+// The module's truncations for which `wanted` holds, collected before any is rewritten.
+template <class Wanted>
+std::vector<llvm::TruncInst*> truncs_in(llvm::Module& module, Wanted wanted) {
+  std::vector<llvm::TruncInst*> truncs;
+  for (llvm::Function& f : module)
+    if (!f.isDeclaration())
+      for (llvm::Instruction& i : llvm::instructions(f))
+        if (auto* t = llvm::dyn_cast<llvm::TruncInst>(&i); t && wanted(t)) truncs.push_back(t);
+  return truncs;
+}
+
 }  // namespace
 
 void split_wide_integer_parts(llvm::Module& module) {
-  for (llvm::Function& f : module) {
-    if (f.isDeclaration()) continue;
-    std::vector<llvm::TruncInst*> truncs;
-    for (llvm::Instruction& i : llvm::instructions(f))
-      if (auto* t = llvm::dyn_cast<llvm::TruncInst>(&i); t && t->getType()->isIntegerTy() &&
-                                                          t->getOperand(0)->getType()->getIntegerBitWidth() > 64)
-        truncs.push_back(t);
-    for (llvm::TruncInst* t : truncs) {
-      llvm::Value* part = vector_part(t);
-      if (!part) continue;
-      // A user that bitcasts the integer back to a vector takes the part directly.
-      for (llvm::User* u : llvm::make_early_inc_range(t->users())) {
-        auto* back = llvm::dyn_cast<llvm::BitCastInst>(u);
-        if (!back) continue;
-        llvm::IRBuilder<> b(back);
-        back->replaceAllUsesWith(b.CreateBitCast(part, back->getType()));
-        back->eraseFromParent();
-      }
-      if (!t->use_empty()) {
-        llvm::IRBuilder<> b(t);
-        t->replaceAllUsesWith(b.CreateBitCast(part, t->getType()));
-      }
-      llvm::RecursivelyDeleteTriviallyDeadInstructions(t);
+  auto wide = [](llvm::TruncInst* t) {
+    return t->getType()->isIntegerTy() && t->getOperand(0)->getType()->getIntegerBitWidth() > 64;
+  };
+  for (llvm::TruncInst* t : truncs_in(module, wide)) {
+    llvm::Value* part = vector_part(t);
+    if (!part) continue;
+    // A user that bitcasts the integer back to a vector takes the part directly.
+    for (llvm::User* u : llvm::make_early_inc_range(t->users())) {
+      auto* back = llvm::dyn_cast<llvm::BitCastInst>(u);
+      if (!back) continue;
+      llvm::IRBuilder<> b(back);
+      back->replaceAllUsesWith(b.CreateBitCast(part, back->getType()));
+      back->eraseFromParent();
     }
+    if (!t->use_empty()) {
+      llvm::IRBuilder<> b(t);
+      t->replaceAllUsesWith(b.CreateBitCast(part, t->getType()));
+    }
+    llvm::RecursivelyDeleteTriviallyDeadInstructions(t);
+  }
+}
+
+void legalize_bool_truncs(llvm::Module& module) {
+  auto to_bools = [](llvm::TruncInst* t) {
+    return t->getType()->isVectorTy() && t->getType()->getScalarType()->isIntegerTy(1);
+  };
+  for (llvm::TruncInst* t : truncs_in(module, to_bools)) {
+    llvm::IRBuilder<> b(t);
+    llvm::Value* x = t->getOperand(0);
+    llvm::Value* low = b.CreateAnd(x, llvm::ConstantInt::get(x->getType(), 1));
+    t->replaceAllUsesWith(b.CreateICmpNE(low, llvm::Constant::getNullValue(x->getType())));
+    t->eraseFromParent();
   }
 }
 

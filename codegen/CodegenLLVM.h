@@ -166,6 +166,10 @@ void initialize_llvm();
 // wider than 64 bits read through a wide integer (trunc (lshr (bitcast V to iK), S)), which
 // LLVM 19's Hexagon backend can miscompile, becomes a shuffle of V's elements.
 void split_wide_integer_parts(llvm::Module& module);
+// After LLVM's optimisation pipeline, on Hexagon modules (CodegenHexagon.cpp): trunc x to <N x i1>,
+// which LLVM 19's Hexagon backend cannot select for two-register vectors, becomes
+// (x & 1) != 0 again.
+void legalize_bool_truncs(llvm::Module& module);
 
 // Creates the target machine for `options` (Emit.cpp); null with `error` set on failure.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& options, std::string& error);
