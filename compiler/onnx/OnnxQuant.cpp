@@ -308,6 +308,24 @@ bool oplib_multiplier(double multiplier, int64_t lo, int64_t hi, int64_t zero_po
   return false;
 }
 
+// qnn.dsp's conv2d_requant_exact's generic arguments {MH, SH, CA, WS, ZY} for `multiplier`
+// (docs/requant.md, design C2): false when the multiplier is outside [2^-23, 1/4) or an
+// accumulator in [lo, hi] reaches 2^24 (then f32 rounds the accumulator itself, which the
+// formula does not model), or the zero point is not a u8's.
+bool exact_requantization(float multiplier, int64_t lo, int64_t hi, int64_t zero_point, std::vector<int64_t>& args) {
+  if (!(multiplier > 0) || !std::isfinite(multiplier) || std::max(-lo, hi) >= (int64_t(1) << 24)) return false;
+  if (zero_point < 0 || zero_point > 255) return false;
+  int e = 0;
+  double frac = std::frexp(static_cast<double>(multiplier), &e);  // multiplier = frac 2^e, frac in [1/2, 1)
+  auto mantissa = static_cast<int64_t>(std::ldexp(frac, 24));     // 24 bits: the f32's whole mantissa
+  int exponent = 24 - e;                                           // multiplier = mantissa 2^-exponent
+  if (exponent < 26 || exponent > 46) return false;
+  int k = std::min(exponent + 7, 47);
+  int64_t m = mantissa << (k - exponent);  // even, below 2^31
+  args = {m / 2, k - 32, int64_t(1) << (k - 33), k - 25, zero_point};
+  return true;
+}
+
 }  // namespace
 
 std::string Importer::drop_batch(const Val& x) {
@@ -323,8 +341,9 @@ std::string Importer::drop_batch(const Val& x) {
 
 // u8 x i8 -> u8 with per-tensor scales, zero weight zero points, a batch of one, square strides,
 // dilations and equal pads on every side (the input zero point 0 when there are pads: the op
-// library pads with 0), an ordinary or a depthwise convolution, and a requantization that nn.dsp's
-// gives exactly over the accumulators the weights allow.
+// library pads with 0), an ordinary or a depthwise convolution; the requantization nn.dsp's
+// fixed-point one where it is exact over the accumulators the weights allow, else qnn.dsp's exact
+// integer one (docs/requant.md) where its range allows, else qnn.dsp's f32 one.
 bool Importer::qlinear_conv_oplib(const Val& x, const Val& w, const ConvGeometry& k, int64_t zx,
                                   const std::vector<int64_t>& zw, const std::vector<int64_t>& bias) {
   if (x.dt != DataType::u8() || w.dt != DataType::i8() || !w.data || x.data || x.tensor.empty() || k.n != 1) return false;
@@ -360,6 +379,9 @@ bool Importer::qlinear_conv_oplib(const Val& x, const Val& w, const ConvGeometry
   int64_t m = 0;
   int shift = 0;
   bool fixed = oplib_multiplier(r.multipliers[0], lo, hi, r.zero_point, m, shift);
+  // Else qnn.dsp's exact integer requantization where its range allows, else its f32 one.
+  std::vector<int64_t> exact;
+  bool integer = !fixed && exact_requantization(r.multipliers[0], lo, hi, r.zero_point, exact);
 
   std::string x3 = drop_batch(x);
   std::vector<int64_t> wshape = {k.kh, k.kw, k.cg, k.m};
@@ -368,6 +390,8 @@ bool Importer::qlinear_conv_oplib(const Val& x, const Val& w, const ConvGeometry
   std::vector<std::string> args = {x3, wt, emit_const(DataType::i32(), {k.m}, i32_bytes(b), "bias")};
   if (fixed) {
     args.push_back(emit_const(DataType::i32(), {3}, i32_bytes({m, shift, r.zero_point}), "q"));
+  } else if (integer) {
+    // The parameters are generic arguments (exact_requantization).
   } else {
     auto mul = std::make_shared<std::vector<uint8_t>>(4);
     put_f(DataType::f32(), *mul, 0, r.multipliers[0]);
@@ -376,7 +400,9 @@ bool Importer::qlinear_conv_oplib(const Val& x, const Val& w, const ConvGeometry
   }
   std::vector<int64_t> targs = {k.s[0], k.p[0], k.d[0], k.h, k.w, k.c, k.kh, k.kw};
   if (!depthwise) targs.push_back(k.m);
-  std::string func = std::string(depthwise ? "depthwise_conv2d_requant" : "conv2d_requant") + (fixed ? "" : "_f32");
+  if (integer) targs.insert(targs.end(), exact.begin(), exact.end());
+  std::string func = std::string(depthwise ? "depthwise_conv2d_requant" : "conv2d_requant") +
+                     (fixed ? "" : integer ? "_exact" : "_f32");
   std::string o3 = call(fixed && !depthwise ? "nn" : "qnn", func, targs, args, r.dt, {k.oh, k.ow, k.m});
   Val out;
   out.dt = r.dt;

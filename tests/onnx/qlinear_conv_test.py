@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """QLinearConv on the op library's funcs (docs/onnx.md, "Quantized models"): convolutions that fit
-nn.dsp's conv2d_requant or qnn.dsp's variants compile to them, and give ONNX's result bit for bit
+nn.dsp's conv2d_requant or qnn.dsp's variants (fixed point where it is exact, else the exact
+integer emulation of the f32 rounding, else f32) compile to them, and give ONNX's result bit for bit
 (numpy's QLinearConv: the exact i32 accumulator, times the f32 multiplier in f32, rounded half to
 even, plus the zero point, saturated).
 
@@ -20,12 +21,18 @@ from onnx import TensorProto, helper, numpy_helper
 CASES = [
     # a multiplier of 1: nn.dsp's fixed-point requantize is exact
     ("conv_fixed", 8, 16, 3, 1, 1, False, 0, 0.5, 1 / 64, 1 / 128, 3, "conv2d_requant<"),
-    # an arbitrary multiplier: ONNX's f32 rounding, qnn.dsp's conv2d_requant_f32
-    ("conv_f32", 8, 16, 3, 2, 1, False, 0, 0.02, 0.0031, 0.37, 0, "conv2d_requant_f32<"),
+    # an arbitrary multiplier: ONNX's f32 rounding in integers, qnn.dsp's conv2d_requant_exact
+    ("conv_exact", 8, 16, 3, 2, 1, False, 0, 0.02, 0.0031, 0.37, 0, "conv2d_requant_exact<"),
+    ("conv_exact_zy", 16, 16, 3, 1, 1, False, 0, 0.03, 0.0029, 0.11, 77, "conv2d_requant_exact<"),
+    # a multiplier of 1/4 or more (outside conv2d_requant_exact's range): in f32
+    ("conv_f32", 8, 16, 3, 2, 1, False, 0, 0.5, 0.7, 1.1, 0, "conv2d_requant_f32<"),
+    # a multiplier of exactly 2^-8 (every other output level is a tie, rounded to even)
+    ("conv_exact_ties", 8, 16, 3, 1, 1, False, 0, 0.5, 0.0625, 64.0, 128, "conv2d_requant_exact<"),
     # a pointwise convolution's accumulators stay small enough for the fixed-point requantize
     ("pointwise_zx", 16, 8, 1, 1, 0, False, 17, 0.05, 0.003, 0.21, 5, "conv2d_requant<"),
     ("depthwise_fixed", 16, 16, 3, 1, 1, True, 0, 0.5, 1 / 64, 1 / 128, 0, "depthwise_conv2d_requant<"),
-    ("depthwise_f32", 16, 16, 3, 2, 1, True, 0, 0.02, 0.0043, 0.09, 2, "depthwise_conv2d_requant_f32<"),
+    ("depthwise_exact", 16, 16, 3, 2, 1, True, 0, 0.02, 0.0043, 0.09, 2, "depthwise_conv2d_requant_exact<"),
+    ("depthwise_f32", 16, 16, 3, 2, 1, True, 0, 0.6, 0.8, 1.5, 2, "depthwise_conv2d_requant_f32<"),
 ]
 
 
