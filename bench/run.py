@@ -7,8 +7,9 @@ For each kernel and way it builds a static Hexagon program (bench/harness/harnes
 kernel, linked with ld.lld against libdspc_rt.a), runs it under count-packets, which checks
 every output against a scalar reference (the program exits non-zero on a mismatch), and counts
 the packets executed in the kernel's own functions only: the text symbols defined in the
-kernel's object file. It prints packets per 128 outputs next to the resource bound and writes
-the same numbers as JSON. Everything it builds goes to a scratch folder (default: bench/ next to
+kernel's object file. It prints packets per 128 outputs next to the resource bound as a Markdown
+table, and writes the table (results.md), an SVG chart of dspc's ratio to the best peer
+(ratios.svg, when a dspc way and a peer ran) and the numbers as JSON (results.json). Everything it builds goes to a scratch folder (default: bench/ next to
 the dspc binary, i.e. build/bench/). Exit status: 0 when every program ran and matched its
 reference, 1 otherwise. See bench/README.md.
 """
@@ -42,6 +43,24 @@ KERNELS = {
     "transpose_u8": (256 * 256, 1.75),
     "threshold_u8": (256 * 1024, 1.00),
     "box3x3_u16": (256 * 1024, 4.50),
+    "conv3x3a32": (256 * 1024, 6.00),
+    "blur3x3_u16": (256 * 1024, 7.50),
+    "upscale2x_u8": (256 * 1024, 1.00),
+    "deinterleave_rgb_u8": (3 * 256 * 1024, 2.50),
+    "interleave_rgb_u8": (3 * 256 * 1024, 2.50),
+    "rgba_to_gray_u8": (256 * 1024, 4.00),
+    "hist16_u8": (16, 67584.0),
+    "argmax_u8": (256, 3584.0),
+    "gemv_u8i8": (256, 1024.0),
+    "mulhi_rnd_i16": (256 * 1024, 4.00),
+    "narrow_sat_i32": (256 * 1024, 4.00),
+    "avg_rnd_u16": (256 * 1024, 4.00),
+    "fir31_u8": (256 * 1024, 16.00),
+    "blend4_u8": (256 * 1024, 4.00),
+    "depthwise3x3_u8": (64 * 64 * 64, 11.50),
+    "maxpool2x2_u8": (64 * 128 * 32, 4.00),
+    "transpose_u16": (256 * 256, 3.00),
+    "color_matrix_i16": (3 * 256 * 1024, 5.00),
 }
 WAYS = ["dspc", "sched", "halide", "c"]
 
@@ -152,7 +171,7 @@ class Builder:
                           HARNESS_FLAGS + define + corrupt)
         impl_way = "dspc" if way == "sched" else way
         impl = self.cc(os.path.join(BENCH, "harness", f"impl_{impl_way}.c"), self.path(f"{kernel}.{way}.impl.o"),
-                       HARNESS_FLAGS + define)
+                       HARNESS_FLAGS + define + [f"-DBENCH_NAME={kernel}"])
         elf = self.path(f"{kernel}.{way}.elf")
         run([f"{LLVM}/ld.lld", "-static", "-e", "_start", harness, impl, kobj] + extra + [self.rt, "-o", elf])
         return kobj, elf
@@ -185,6 +204,73 @@ class Builder:
 
 def fmt(v):
     return "-" if v is None else f"{v:.2f}"
+
+
+def svg_escape(t):
+    return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def write_chart(rows, ways, path):
+    """An SVG bar chart of dspc's packets over the best peer's (Halide 14 or clang-19 C, the
+    fewer packets), per kernel: one bar per dspc way, drawn from the 1.0 line on a log scale
+    (left of it dspc runs fewer packets than the best peer, right of it more). Plain SVG text,
+    no plotting library."""
+    import math
+    series = [(w, label, colour) for w, label, colour in
+              (("dspc", "dspc, no schedule", "#4c72b0"), ("sched", "dspc, bench schedule", "#dd8452")) if w in ways]
+    values = [row[f"{w}_over_best_peer"] for row in rows for w, _, _ in series if row.get(f"{w}_over_best_peer")]
+    lo = 10 ** math.floor(math.log10(min(values + [1.0]) * 0.999))
+    hi = 10 ** math.ceil(math.log10(max(values + [1.0]) * 1.001))
+    if hi <= lo * 10:
+        hi = lo * 100
+    left, right, top, row_h, bar_h = 170, 30, 58, 8 + 7 * len(series), 7
+    plot_w = 640
+    width = left + plot_w + right
+    height = top + row_h * len(rows) + 40
+
+    def xpos(v):
+        return left + plot_w * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           '<text x="10" y="18" font-size="13" font-weight="bold">dspc / best peer (Halide 14 or clang-19 C), '
+           'packets per 128 outputs; log scale, lower is better</text>']
+    for i, (_, label, colour) in enumerate(series):  # legend
+        lx = left + 250 * i
+        out.append(f'<rect x="{lx}" y="28" width="12" height="10" fill="{colour}"/>')
+        out.append(f'<text x="{lx + 16}" y="37">{svg_escape(label)}</text>')
+    bottom = top + row_h * len(rows)
+    decade = lo
+    while decade <= hi * 1.0001:  # grid and tick labels: 1, 2, 5 per decade
+        for m in (1, 2, 5):
+            t = decade * m
+            if t < lo * 0.9999 or t > hi * 1.0001:
+                continue
+            x = xpos(t)
+            out.append(f'<line x1="{x:.1f}" y1="{top - 4}" x2="{x:.1f}" y2="{bottom}" stroke="#ddd"/>')
+            out.append(f'<text x="{x:.1f}" y="{bottom + 14}" text-anchor="middle">{t:g}</text>')
+        decade *= 10
+    one = xpos(1.0)
+    for r, row in enumerate(rows):
+        y0 = top + r * row_h
+        out.append(f'<text x="{left - 6}" y="{y0 + row_h / 2 + 4:.1f}" text-anchor="end">{svg_escape(row["kernel"])}</text>')
+        for i, (w, label, colour) in enumerate(series):
+            v = row.get(f"{w}_over_best_peer")
+            y = y0 + 4 + i * bar_h
+            if not v:
+                out.append(f'<text x="{one + 4:.1f}" y="{y + bar_h - 1}" font-size="9">no value</text>')
+                continue
+            x = xpos(min(max(v, lo), hi))
+            out.append(f'<rect x="{min(x, one):.1f}" y="{y}" width="{max(abs(x - one), 1):.1f}" height="{bar_h - 1}" '
+                       f'fill="{colour}"><title>{svg_escape(row["kernel"])}, {svg_escape(label)}: {v:.2f}</title></rect>')
+    out.append(f'<line x1="{one:.1f}" y1="{top - 4}" x2="{one:.1f}" y2="{bottom}" stroke="black" stroke-width="1.5"/>')
+    out.append(f'<text x="{one + 3:.1f}" y="{top - 6}" font-size="10">1.0: as the best peer</text>')
+    out.append(f'<text x="{left + plot_w / 2}" y="{bottom + 30}" text-anchor="middle">packets per 128 outputs, '
+               f'dspc / best peer</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
 
 
 def main():
@@ -246,14 +332,22 @@ def main():
     for w in ours:
         header += [f"{'scheduled' if w == 'sched' else 'unscheduled'}/best peer",
                    f"{'scheduled' if w == 'sched' else 'unscheduled'}/bound"]
-    print("packets per 128 outputs (kernel functions only; lower is better)")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "|".join("---" for _ in header) + "|")
+    table = ["packets per 128 outputs (kernel functions only; lower is better)",
+             "| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for row in rows:
         cells = [row["kernel"]] + [fmt(row[w]) for w in ways] + [fmt(row["bound"])]
         for w in ours:
             cells += [fmt(row[f"{w}_over_best_peer"]), fmt(row[f"{w}_over_bound"])]
-        print("| " + " | ".join(cells) + " |")
+        table.append("| " + " | ".join(cells) + " |")
+    print("\n".join(table))
+    table_path = os.path.join(a.build_dir, "results.md")
+    with open(table_path, "w") as f:
+        f.write("\n".join(table) + "\n")
+    written = [table_path]
+    if ours and any(row.get(f"{w}_over_best_peer") for row in rows for w in ours):
+        chart = os.path.join(a.build_dir, "ratios.svg")
+        write_chart(rows, ways, chart)
+        written.append(chart)
 
     failed = [r for r in results if not r["ok"]]
     for r in failed:
@@ -262,7 +356,7 @@ def main():
     with open(out, "w") as f:
         json.dump({"unit": "packets per 128 outputs", "cpu": "qemu-hexagon -cpu v67, code for hexagon-v68",
                    "table": rows, "runs": results}, f, indent=1)
-    print(f"\nwrote {out}")
+    print(f"\nwrote {', '.join(written + [out])}")
     return 1 if failed else 0
 
 

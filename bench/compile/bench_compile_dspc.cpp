@@ -24,7 +24,11 @@ using namespace bench_compile;
 const std::vector<std::string> kKernels = {
     "vadd_u8",   "conv3x3a16", "dilate3x3",      "median3x3",    "gaussian5x5",  "sobel",
     "dense",     "downscale2x2_u8", "row_sad_u8", "fir16_i16",   "matmul_i8",    "box5x5_u8",
-    "add_sat_u16", "rgb_to_gray_u8", "transpose_u8", "threshold_u8", "box3x3_u16"};
+    "add_sat_u16", "rgb_to_gray_u8", "transpose_u8", "threshold_u8", "box3x3_u16",
+    "conv3x3a32", "blur3x3_u16", "upscale2x_u8", "deinterleave_rgb_u8", "interleave_rgb_u8",
+    "rgba_to_gray_u8", "hist16_u8", "argmax_u8", "gemv_u8i8", "mulhi_rnd_i16", "narrow_sat_i32",
+    "avg_rnd_u16", "fir31_u8", "blend4_u8", "depthwise3x3_u8", "maxpool2x2_u8", "transpose_u16",
+    "color_matrix_i16"};
 
 // Process CPU seconds in each phase, summed over calls.
 struct Phases {

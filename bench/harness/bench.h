@@ -15,12 +15,15 @@ typedef struct {
   uint8_t bits;
   uint8_t is_output;
   uint8_t ndim;
-  int32_t dims[2];
+  int32_t dims[3];
 } bench_param;
 
 /* Defined by harness.c for the kernel selected with -DBENCH_KERNEL=<name>. */
 extern const bench_param bench_params[];
 extern const int bench_num_params;
+
+/* At most this many parameters (inputs and outputs). */
+enum { BENCH_MAX_PARAMS = 8 };
 
 /* Defined by one of impl_dspc.c, impl_halide.c, impl_c.c: calls the implementation under
  * test on the buffers (bufs[i] is parameter i, 128-byte aligned). Returns its status. */

@@ -237,6 +237,217 @@ REF static void reference(void** b) {
       o[y * W + x] = s;
     }
 }
+#elif defined(BENCH_KERNEL_conv3x3a32)
+const bench_param bench_params[] = {
+    {"I", 1, 8, 0, 2, {H, W}}, {"K", 0, 8, 0, 2, {3, 3}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  const int8_t* k = b[1];
+  uint8_t* o = b[2];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int32_t s = 0;
+      for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) s += (int32_t)px(in, y + r - 1, x + c - 1) * k[r * 3 + c];
+      int v = s >> 4;
+      o[y * W + x] = (uint8_t)CLAMP(v, 0, 255);
+    }
+}
+#elif defined(BENCH_KERNEL_blur3x3_u16)
+enum { BW = W + 2, BH = H + 2 };
+const bench_param bench_params[] = {{"I", 1, 16, 0, 2, {BH, BW}}, {"O", 1, 16, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint16_t* in = b[0];
+  uint16_t* o = b[1];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      uint16_t bx[3];
+      for (int r = 0; r < 3; r++) {
+        const uint16_t* p = in + (y + r) * BW + x;
+        bx[r] = (uint16_t)((uint16_t)(p[0] + p[1] + p[2]) / 3);
+      }
+      o[y * W + x] = (uint16_t)((uint16_t)(bx[0] + bx[1] + bx[2]) / 3);
+    }
+}
+#elif defined(BENCH_KERNEL_upscale2x_u8)
+const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {H / 2, W / 2}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  uint8_t* o = b[1];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) o[y * W + x] = in[(y / 2) * (W / 2) + x / 2];
+}
+#elif defined(BENCH_KERNEL_deinterleave_rgb_u8)
+const bench_param bench_params[] = {{"I", 1, 8, 0, 3, {H, W, 3}}, {"R", 1, 8, 1, 2, {H, W}},
+                                    {"G", 1, 8, 1, 2, {H, W}}, {"B", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  for (int c = 0; c < 3; c++) {
+    uint8_t* o = b[1 + c];
+    for (int i = 0; i < H * W; i++) o[i] = in[3 * i + c];
+  }
+}
+#elif defined(BENCH_KERNEL_interleave_rgb_u8)
+const bench_param bench_params[] = {{"R", 1, 8, 0, 2, {H, W}}, {"G", 1, 8, 0, 2, {H, W}},
+                                    {"B", 1, 8, 0, 2, {H, W}}, {"O", 1, 8, 1, 3, {H, W, 3}}};
+REF static void reference(void** b) {
+  uint8_t* o = b[3];
+  for (int c = 0; c < 3; c++) {
+    const uint8_t* in = b[c];
+    for (int i = 0; i < H * W; i++) o[3 * i + c] = in[i];
+  }
+}
+#elif defined(BENCH_KERNEL_rgba_to_gray_u8)
+const bench_param bench_params[] = {{"I", 1, 8, 0, 3, {H, W, 4}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  uint8_t* o = b[1];
+  for (int i = 0; i < H * W; i++) o[i] = (uint8_t)((77 * in[4 * i] + 150 * in[4 * i + 1] + 29 * in[4 * i + 2] + 128) >> 8);
+}
+#elif defined(BENCH_KERNEL_hist16_u8)
+enum { HH = 64, BINS = 16 };
+const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {HH, W}}, {"Hc", 1, 32, 1, 1, {BINS}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  uint32_t* h = b[1];
+  for (int i = 0; i < BINS; i++) h[i] = 0;
+  for (int i = 0; i < HH * W; i++) h[in[i] >> 4]++;
+}
+#elif defined(BENCH_KERNEL_argmax_u8)
+const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {H, W}}, {"A", 0, 32, 1, 1, {H}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  int32_t* a = b[1];
+  for (int y = 0; y < H; y++) {
+    int best = 0;
+    for (int x = 1; x < W; x++)
+      if (in[y * W + x] > in[y * W + best]) best = x;
+    a[y] = best;
+  }
+}
+#elif defined(BENCH_KERNEL_gemv_u8i8)
+const bench_param bench_params[] = {
+    {"A", 1, 8, 0, 2, {H, W}}, {"X", 0, 8, 0, 1, {W}}, {"Y", 0, 32, 1, 1, {H}}};
+REF static void reference(void** b) {
+  const uint8_t* a = b[0];
+  const int8_t* xv = b[1];
+  int32_t* yv = b[2];
+  for (int m = 0; m < H; m++) {
+    int32_t s = 0;
+    for (int k = 0; k < W; k++) s += (int32_t)a[m * W + k] * xv[k];
+    yv[m] = s;
+  }
+}
+#elif defined(BENCH_KERNEL_mulhi_rnd_i16)
+const bench_param bench_params[] = {
+    {"A", 0, 16, 0, 2, {H, W}}, {"B", 0, 16, 0, 2, {H, W}}, {"O", 0, 16, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const int16_t *a = b[0], *bb = b[1];
+  int16_t* o = b[2];
+  for (int i = 0; i < H * W; i++) {
+    int32_t v = ((int32_t)a[i] * bb[i] + 16384) >> 15;
+    o[i] = (int16_t)CLAMP(v, -32768, 32767);
+  }
+}
+#elif defined(BENCH_KERNEL_narrow_sat_i32)
+const bench_param bench_params[] = {{"A", 0, 32, 0, 2, {H, W}}, {"O", 0, 16, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const int32_t* a = b[0];
+  int16_t* o = b[1];
+  for (int i = 0; i < H * W; i++) {
+    int64_t v = ((int64_t)a[i] + 2048) >> 12;
+    o[i] = (int16_t)CLAMP(v, -32768, 32767);
+  }
+}
+#elif defined(BENCH_KERNEL_avg_rnd_u16)
+const bench_param bench_params[] = {
+    {"A", 1, 16, 0, 2, {H, W}}, {"B", 1, 16, 0, 2, {H, W}}, {"O", 1, 16, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint16_t *a = b[0], *bb = b[1];
+  uint16_t* o = b[2];
+  for (int i = 0; i < H * W; i++) o[i] = (uint16_t)(((uint32_t)a[i] + bb[i] + 1) >> 1);
+}
+#elif defined(BENCH_KERNEL_fir31_u8)
+enum { F31_TAPS = 31, F31_IW = W + F31_TAPS - 1 };
+const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {H, F31_IW}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  uint8_t* o = b[1];
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      int s = 128;
+      for (int k = 0; k < F31_TAPS; k++) s += (16 - (k < 15 ? 15 - k : k - 15)) * in[y * F31_IW + x + k];
+      o[y * W + x] = (uint8_t)(s >> 8);
+    }
+}
+#elif defined(BENCH_KERNEL_blend4_u8)
+const bench_param bench_params[] = {{"A", 1, 8, 0, 2, {H, W}}, {"B", 1, 8, 0, 2, {H, W}}, {"M", 1, 8, 0, 2, {H, W}},
+                                    {"C", 1, 8, 0, 2, {H, W}}, {"O", 1, 8, 1, 2, {H, W}}};
+REF static void reference(void** b) {
+  const uint8_t *a = b[0], *bb = b[1], *m = b[2], *c = b[3];
+  uint8_t* o = b[4];
+  for (int i = 0; i < H * W; i++) {
+    int v = ((a[i] * m[i] + bb[i] * (255 - m[i]) + 128) >> 8) + c[i];
+    o[i] = (uint8_t)MIN(v, 255);
+  }
+}
+#elif defined(BENCH_KERNEL_depthwise3x3_u8)
+enum { DWN = 64, DWC = 64, DWI = DWN + 2 };
+const bench_param bench_params[] = {
+    {"I", 1, 8, 0, 3, {DWI, DWI, DWC}}, {"K", 0, 8, 0, 3, {3, 3, DWC}}, {"O", 1, 8, 1, 3, {DWN, DWN, DWC}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  const int8_t* k = b[1];
+  uint8_t* o = b[2];
+  for (int y = 0; y < DWN; y++)
+    for (int x = 0; x < DWN; x++)
+      for (int c = 0; c < DWC; c++) {
+        int32_t s = 0;
+        for (int r = 0; r < 3; r++)
+          for (int q = 0; q < 3; q++) s += (int32_t)in[((y + r) * DWI + x + q) * DWC + c] * k[(r * 3 + q) * DWC + c];
+        int32_t v = (s + 128) >> 8;
+        o[(y * DWN + x) * DWC + c] = (uint8_t)CLAMP(v, 0, 255);
+      }
+}
+#elif defined(BENCH_KERNEL_maxpool2x2_u8)
+enum { MPH = 64, MPW = 128, MPC = 32 };
+const bench_param bench_params[] = {{"I", 1, 8, 0, 3, {2 * MPH, 2 * MPW, MPC}}, {"O", 1, 8, 1, 3, {MPH, MPW, MPC}}};
+REF static void reference(void** b) {
+  const uint8_t* in = b[0];
+  uint8_t* o = b[1];
+  for (int y = 0; y < MPH; y++)
+    for (int x = 0; x < MPW; x++)
+      for (int c = 0; c < MPC; c++) {
+        int m = 0;
+        for (int r = 0; r < 2; r++)
+          for (int q = 0; q < 2; q++) m = MAX(m, in[((2 * y + r) * 2 * MPW + 2 * x + q) * MPC + c]);
+        o[(y * MPW + x) * MPC + c] = (uint8_t)m;
+      }
+}
+#elif defined(BENCH_KERNEL_transpose_u16)
+enum { TN = 256 };
+const bench_param bench_params[] = {{"I", 1, 16, 0, 2, {TN, TN}}, {"O", 1, 16, 1, 2, {TN, TN}}};
+REF static void reference(void** b) {
+  const uint16_t* in = b[0];
+  uint16_t* o = b[1];
+  for (int j = 0; j < TN; j++)
+    for (int i = 0; i < TN; i++) o[i * TN + j] = in[j * TN + i];
+}
+#elif defined(BENCH_KERNEL_color_matrix_i16)
+const bench_param bench_params[] = {{"R", 0, 16, 0, 2, {H, W}},  {"G", 0, 16, 0, 2, {H, W}},  {"B", 0, 16, 0, 2, {H, W}},
+                                    {"Ro", 0, 16, 1, 2, {H, W}}, {"Go", 0, 16, 1, 2, {H, W}}, {"Bo", 0, 16, 1, 2, {H, W}}};
+/* camera_pipe's matrix_3200 in Q8.8: per output channel the R, G, B weights and the offset. */
+static const int32_t cm[3][4] = {{427, -68, -102, -10863}, {-91, 271, 408, -9501}, {-55, -480, 1782, -6834}};
+REF static void reference(void** b) {
+  const int16_t *r = b[0], *g = b[1], *bl = b[2];
+  for (int c = 0; c < 3; c++) {
+    int16_t* o = b[3 + c];
+    for (int i = 0; i < H * W; i++) {
+      int32_t v = cm[c][3] + cm[c][0] * r[i] + cm[c][1] * g[i] + cm[c][2] * bl[i];
+      o[i] = (int16_t)(v >> 8); /* floor division by 256: >> is arithmetic for int32_t in clang */
+    }
+  }
+}
 #else
 #error "compile with -DBENCH_KERNEL_<name>"
 #endif
@@ -292,8 +503,12 @@ static uint64_t load_elem(const bench_param* p, const void* buf, size_t i) {
 int dspc_main(int argc, char** argv) {
   (void)argc;
   (void)argv;
-  void* bufs[4];
-  void* want[4];
+  void* bufs[BENCH_MAX_PARAMS];
+  void* want[BENCH_MAX_PARAMS];
+  if (bench_num_params > BENCH_MAX_PARAMS) {
+    bench_puts("error: too many parameters\n");
+    return 1;
+  }
   for (int i = 0; i < bench_num_params; i++) {
     const bench_param* p = &bench_params[i];
     size_t n = param_bytes(p);

@@ -1,61 +1,33 @@
 /* bench_call for dspc: the kernel is int32_t NAME(buffers..., dspc_context* ctx) from
  * `dspc NAME.dsp --emit=obj` (prototype as --emit=header gives it, with untyped pointers: every
- * parameter but the last is a buffer). The context is runtime-support's default one. */
+ * parameter but the last is a buffer). The context is runtime-support's default one.
+ * run.py passes the kernel's name as -DBENCH_NAME=NAME; the number of buffers is the
+ * harness's bench_num_params. */
 #include "bench.h"
 
 typedef struct dspc_context dspc_context;
 dspc_context* dspc_context_default(void); /* runtime-support (dspc_runtime.h) */
 
-#if defined(BENCH_KERNEL_vadd_u8)
-int32_t vadd_u8(void*, void*, void*, dspc_context*);
-int bench_call(void** b) { return vadd_u8(b[0], b[1], b[2], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_conv3x3a16)
-int32_t conv3x3a16(void*, void*, void*, dspc_context*);
-int bench_call(void** b) { return conv3x3a16(b[0], b[1], b[2], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_dense)
-int32_t dense(void*, void*, void*, dspc_context*);
-int bench_call(void** b) { return dense(b[0], b[1], b[2], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_dilate3x3)
-int32_t dilate3x3(void*, void*, dspc_context*);
-int bench_call(void** b) { return dilate3x3(b[0], b[1], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_median3x3)
-int32_t median3x3(void*, void*, dspc_context*);
-int bench_call(void** b) { return median3x3(b[0], b[1], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_gaussian5x5)
-int32_t gaussian5x5(void*, void*, dspc_context*);
-int bench_call(void** b) { return gaussian5x5(b[0], b[1], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_sobel)
-int32_t sobel(void*, void*, dspc_context*);
-int bench_call(void** b) { return sobel(b[0], b[1], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_downscale2x2_u8)
-int32_t downscale2x2_u8(void*, void*, dspc_context*);
-int bench_call(void** b) { return downscale2x2_u8(b[0], b[1], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_row_sad_u8)
-int32_t row_sad_u8(void*, void*, void*, dspc_context*);
-int bench_call(void** b) { return row_sad_u8(b[0], b[1], b[2], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_fir16_i16)
-int32_t fir16_i16(void*, void*, dspc_context*);
-int bench_call(void** b) { return fir16_i16(b[0], b[1], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_matmul_i8)
-int32_t matmul_i8(void*, void*, void*, dspc_context*);
-int bench_call(void** b) { return matmul_i8(b[0], b[1], b[2], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_box5x5_u8)
-int32_t box5x5_u8(void*, void*, dspc_context*);
-int bench_call(void** b) { return box5x5_u8(b[0], b[1], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_add_sat_u16)
-int32_t add_sat_u16(void*, void*, void*, dspc_context*);
-int bench_call(void** b) { return add_sat_u16(b[0], b[1], b[2], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_rgb_to_gray_u8)
-int32_t rgb_to_gray_u8(void*, void*, void*, void*, dspc_context*);
-int bench_call(void** b) { return rgb_to_gray_u8(b[0], b[1], b[2], b[3], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_transpose_u8)
-int32_t transpose_u8(void*, void*, dspc_context*);
-int bench_call(void** b) { return transpose_u8(b[0], b[1], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_threshold_u8)
-/* T, the threshold, is a one-element tensor. */
-int32_t threshold_u8(void*, void*, void*, dspc_context*);
-int bench_call(void** b) { return threshold_u8(b[0], b[1], b[2], dspc_context_default()); }
-#elif defined(BENCH_KERNEL_box3x3_u16)
-int32_t box3x3_u16(void*, void*, dspc_context*);
-int bench_call(void** b) { return box3x3_u16(b[0], b[1], dspc_context_default()); }
+#ifndef BENCH_NAME
+#error "compile with -DBENCH_NAME=<kernel>"
 #endif
+void BENCH_NAME(void); /* its real type is one of the casts below */
+
+typedef int32_t (*fn2)(void*, void*, dspc_context*);
+typedef int32_t (*fn3)(void*, void*, void*, dspc_context*);
+typedef int32_t (*fn4)(void*, void*, void*, void*, dspc_context*);
+typedef int32_t (*fn5)(void*, void*, void*, void*, void*, dspc_context*);
+typedef int32_t (*fn6)(void*, void*, void*, void*, void*, void*, dspc_context*);
+
+int bench_call(void** b) {
+  dspc_context* ctx = dspc_context_default();
+  switch (bench_num_params) {
+    case 2: return ((fn2)BENCH_NAME)(b[0], b[1], ctx);
+    case 3: return ((fn3)BENCH_NAME)(b[0], b[1], b[2], ctx);
+    case 4: return ((fn4)BENCH_NAME)(b[0], b[1], b[2], b[3], ctx);
+    case 5: return ((fn5)BENCH_NAME)(b[0], b[1], b[2], b[3], b[4], ctx);
+    case 6: return ((fn6)BENCH_NAME)(b[0], b[1], b[2], b[3], b[4], b[5], ctx);
+  }
+  bench_puts("error: impl_dspc.c has no call for this many parameters\n");
+  return -1;
+}
