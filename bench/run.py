@@ -264,6 +264,8 @@ def write_chart(rows, ways, path):
             x = xpos(min(max(v, lo), hi))
             out.append(f'<rect x="{min(x, one):.1f}" y="{y}" width="{max(abs(x - one), 1):.1f}" height="{bar_h - 1}" '
                        f'fill="{colour}"><title>{svg_escape(row["kernel"])}, {svg_escape(label)}: {v:.2f}</title></rect>')
+            tx, anchor = (max(x, one) + 3, "start") if v >= 1 else (min(x, one) - 3, "end")
+            out.append(f'<text x="{tx:.1f}" y="{y + bar_h - 1}" font-size="7" text-anchor="{anchor}">{v:.2f}</text>')
     out.append(f'<line x1="{one:.1f}" y1="{top - 4}" x2="{one:.1f}" y2="{bottom}" stroke="black" stroke-width="1.5"/>')
     out.append(f'<text x="{one + 3:.1f}" y="{top - 6}" font-size="10">1.0: as the best peer</text>')
     out.append(f'<text x="{left + plot_w / 2}" y="{bottom + 30}" text-anchor="middle">packets per 128 outputs, '
