@@ -37,7 +37,8 @@ packages=(ca-certificates g++ cmake ninja-build python3 git
           file dpkg-dev       # cpack -G DEB: finds the binaries and their library dependencies
           libhalide14-0-dev   # Halide 14: bench/'s peer only, never linked into dspc
           libclang-rt-19-dev  # libFuzzer and the sanitizer runtimes: test-sanitize, test-fuzz
-          gcc-multilib        # -m32: the fuzz target elf32 (the ELF loader with a 32-bit size_t)
+          gcc-multilib g++-multilib  # -m32: the fuzz target elf32 (the ELF loader with a 32-bit
+                              # size_t); libFuzzer links the 32-bit libstdc++ (lib32stdc++-12-dev)
           libonnx-dev libprotobuf-dev protobuf-compiler  # the ONNX frontend (compiler/onnx/)
           libonnx-testdata python3-onnx python3-numpy)   # its tests: ONNX's node tests, models built in Python
 
