@@ -131,6 +131,7 @@ llvm::Value* FunctionCodegen::eval(const Expr& e) {
     case NodeKind::Load: return eval_load(e.as<Load>());
     case NodeKind::Call: return eval_call(e.as<Call>());
     case NodeKind::Ramp: return eval_ramp(e.as<Ramp>());
+    case NodeKind::VectorReduce: return eval_vector_reduce(e.as<VectorReduce>());
     case NodeKind::Broadcast: {
       const auto* op = e.as<Broadcast>();
       llvm::Value* v = eval(op->value);
@@ -324,6 +325,52 @@ llvm::Value* FunctionCodegen::eval_ramp(const Ramp* op) {
   llvm::Value* offsets =
       b_.CreateMul(b_.CreateVectorSplat(op->lanes, stride), llvm::ConstantVector::get(steps));
   return b_.CreateAdd(b_.CreateVectorSplat(op->lanes, base), offsets);
+}
+
+// The HVX rows for partial reductions (vrmpy by 1s, ...) are tried first (match_hvx_idiom).
+// Otherwise the lanes fold in halves (a lane with the one half a vector away: whole registers
+// while the vector spans several), which VectorReduce's grouping allows, down to the partial
+// results; a reduction to one lane then folds one register by rotations (vror on HVX), log2 of
+// its lanes steps, and takes lane 0.
+llvm::Value* FunctionCodegen::eval_vector_reduce(const VectorReduce* op) {
+  llvm::Value* v = eval(op->value);
+  DataType t = op->value.dtype();
+  auto combine = [&](llvm::Value* x, llvm::Value* y) -> llvm::Value* {
+    switch (op->op) {
+      case ReduceOp::Sum: return b_.CreateAdd(x, y);
+      case ReduceOp::Min: return b_.CreateSelect(eval_compare(BinaryOp::LT, t, x, y), x, y);
+      case ReduceOp::Max: return b_.CreateSelect(eval_compare(BinaryOp::GT, t, x, y), x, y);
+    }
+    return x;
+  };
+  auto slice = [&](llvm::Value* x, unsigned from, unsigned n) {
+    return b_.CreateShuffleVector(x, llvm::createSequentialMask(from, n, 0));
+  };
+  unsigned n = static_cast<unsigned>(t.lanes);
+  unsigned register_lanes = static_cast<unsigned>(std::max<int64_t>(1, target_.vector_bytes * 8 / t.bits));
+  unsigned target = static_cast<unsigned>(op->lanes);
+  if (target == 1) target = n % register_lanes == 0 ? register_lanes : n & (~n + 1);  // a power of two
+  while (n > target && (n / target) % 2 == 0) {
+    v = combine(slice(v, 0, n / 2), slice(v, n / 2, n / 2));
+    n /= 2;
+  }
+  if (n > target) {  // an odd number of pieces
+    llvm::Value* sum = slice(v, 0, target);
+    for (unsigned at = target; at < n; at += target) sum = combine(sum, slice(v, at, target));
+    v = sum;
+    n = target;
+  }
+  if (op->lanes > 1) return v;
+  for (unsigned step = n / 2; step >= 1; step /= 2) {
+    llvm::Value* r = hooks_->rotate_down(b_, v, step);
+    if (!r) {
+      std::vector<int> mask;
+      for (unsigned i = 0; i < n; ++i) mask.push_back(static_cast<int>((i + step) % n));
+      r = b_.CreateShuffleVector(v, mask);
+    }
+    v = combine(v, r);
+  }
+  return b_.CreateExtractElement(v, b_.getInt32(0));
 }
 
 llvm::Value* FunctionCodegen::eval_call(const Call* op) {

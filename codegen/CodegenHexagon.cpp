@@ -153,6 +153,18 @@ class HexagonHooks : public TargetHooks {
     return b.CreateBitCast(b.CreateVectorSplat(lanes * bits / 32, word), llvm::FixedVectorType::get(it, lanes));
   }
 
+  // vror by the lanes' bytes, on one whole HVX register.
+  llvm::Value* rotate_down(llvm::IRBuilder<>& b, llvm::Value* v, unsigned lanes) override {
+    auto* vt = llvm::cast<llvm::FixedVectorType>(v->getType());
+    unsigned bits = vt->getScalarSizeInBits();
+    if (vt->getNumElements() * bits != 1024 || !vt->getElementType()->isIntegerTy()) return nullptr;
+    llvm::Module* m = b.GetInsertBlock()->getModule();
+    llvm::Function* vror = llvm::Intrinsic::getDeclaration(m, llvm::Intrinsic::hexagon_V6_vror_128B);
+    auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+    llvm::Value* r = b.CreateCall(vror, {b.CreateBitCast(v, words), b.getInt32(lanes * bits / 8)});
+    return b.CreateBitCast(r, vt);
+  }
+
   // An empty volatile asm that clobbers memory: LLVM keeps every access on its side, and the
   // packetizer gives inline asm a packet of its own.
   void memory_barrier(llvm::IRBuilder<>& b) override {

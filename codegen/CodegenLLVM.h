@@ -61,6 +61,9 @@ class TargetHooks {
                             llvm::Value* stride) {
     return false;
   }
+  // v (one vector register) with its lanes rotated down by `lanes` (lane i gets lane
+  // i + lanes, wrapping round), or null for the generic shuffle.
+  virtual llvm::Value* rotate_down(llvm::IRBuilder<>& b, llvm::Value* v, unsigned lanes) { return nullptr; }
 };
 
 // The hooks of `target`.
@@ -105,6 +108,7 @@ class FunctionCodegen {
   llvm::Value* eval_packed_intrinsic(const Call* op);  // null when op is not one of them
   llvm::Value* eval_load(const Load* op);
   llvm::Value* eval_ramp(const Ramp* op);
+  llvm::Value* eval_vector_reduce(const VectorReduce* op);
   llvm::Value* constant(llvm::Type* type, int64_t v);
 
   // ---- memory access (CodegenExpr.cpp)

@@ -220,6 +220,8 @@ bool match_dot4(const Expr& e, HvxMatch& m);
 llvm::Value* emit_dot4(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_mul_i32(const Expr& e, HvxMatch& m);
 llvm::Value* emit_mul_i32(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
+bool match_vreduce(const Expr& e, HvxMatch& m);
+llvm::Value* emit_vreduce(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_fixed_mul(const Expr& e, HvxMatch& m);
 llvm::Value* emit_fixed_mul(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 
@@ -485,7 +487,8 @@ bool whole_registers(const HvxMatch& m, DataType result, const Target& t) {
 std::optional<HvxMatch> match_hvx_idiom(const Expr& e, const Target& target) {
   if (target.arch != Arch::hexagon || e.dtype().lanes < 2) return std::nullopt;
   NodeKind kind = e.kind();
-  if (kind != NodeKind::Binary && kind != NodeKind::Cast) return std::nullopt;
+  if (kind != NodeKind::Binary && kind != NodeKind::Cast && kind != NodeKind::VectorReduce)
+    return std::nullopt;
   for (const HvxIdiom& row : table().rows) {
     if (target.hexagon_version < row.min_version) continue;
     HvxMatch m;
@@ -493,6 +496,7 @@ std::optional<HvxMatch> match_hvx_idiom(const Expr& e, const Target& target) {
     if (row.matcher) {
       if (!row.matcher(e, m)) continue;
     } else {
+      if (kind == NodeKind::VectorReduce) continue;  // custom rows only
       const Pattern& p = row.pattern;
       bool cast_pattern = p.kind == Pattern::Cast || p.kind == Pattern::Wide || p.kind == Pattern::Sat;
       if (cast_pattern != (kind == NodeKind::Cast)) continue;
@@ -749,6 +753,184 @@ llvm::Value* emit_dot4(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vecto
   for (unsigned q = 0; q < n / 32; ++q) {
     llvm::Value* vu = b.CreateBitCast(slice(b, bytes, 128 * q, 128), llvm::FixedVectorType::get(i32, 32));
     parts.push_back(b.CreateCall(f, {slice(b, acc, 32 * q, 32), vu, rt}));
+  }
+  return concat(b, parts);
+}
+
+// ---------------------------------------------------------------- partial reductions
+
+// e's lanes as an extension of a narrower integer vector x: e's bits are x's extended by x's
+// signedness, through casts that never narrow (every widening one from a type of x's
+// signedness). An absolute difference of two values of one narrow type N, each cast to a wider
+// signed type, |S(a) - S(b)|, is their difference in N's unsigned type (it fits; zero- and
+// sign-extending it agree): the x returned is then that difference, max(a, b) - min(a, b),
+// which the vabsdiff rows give in one instruction. Null when e is not such an extension.
+Expr extended_from(const Expr& e) {
+  std::vector<const dspc::Cast*> casts;
+  Expr x = e;
+  while (const auto* c = x.as<dspc::Cast>()) {
+    DataType from = c->value.dtype();
+    if (!from.is_integer() || !c->dtype.is_integer() || from.bits > c->dtype.bits) break;
+    casts.push_back(c);
+    x = c->value;
+  }
+  bool nonnegative = false;
+  if (const auto* u = x.as<Unary>(); u && u->op == UnaryOp::Abs && u->dtype.is_int()) {
+    const auto* d = u->value.as<dspc::Binary>();
+    const auto* ca = d && d->op == BinaryOp::Sub ? d->a.as<dspc::Cast>() : nullptr;
+    const auto* cb = d && d->op == BinaryOp::Sub ? d->b.as<dspc::Cast>() : nullptr;
+    if (ca && cb) {
+      DataType n = ca->value.dtype();
+      if (n == cb->value.dtype() && n.is_integer() && n.bits < u->dtype.bits) {
+        Expr a = ca->value, bb = cb->value;
+        Expr diff = Binary::make(BinaryOp::Sub, Binary::make(BinaryOp::Max, a, bb),
+                                 Binary::make(BinaryOp::Min, a, bb));
+        DataType un = DataType{TypeCode::UInt, static_cast<uint8_t>(n.bits)}.with_lanes(n.lanes);
+        x = n.is_int() ? Cast::make(un, diff) : diff;
+        nonnegative = true;
+      }
+    }
+  }
+  if (casts.empty() && !nonnegative) return Expr();
+  DataType cur = x.dtype();
+  for (auto it = casts.rbegin(); it != casts.rend() && !nonnegative; ++it) {
+    if ((*it)->dtype.bits > cur.bits && cur.is_int() != x.dtype().is_int()) return Expr();
+    cur = (*it)->dtype;
+  }
+  return x;
+}
+
+// The partial reductions HVX does in one instruction (or two) per register of the result: the
+// `reduce` codes of HvxMatch.
+enum ReduceKind {
+  kRmpy = 1,      // bytes summed four by four into words: vrmpy(Vu, 1s)
+  kRmpyPairs,     // products of two byte vectors, four by four: vrmpy(Vu, Vv)
+  kDmpyHalves,    // signed halfwords, two by two into words: vdmpy(Vu.h, Rt.b) by 1s
+  kDmpyBytes,     // unsigned bytes, two by two into halfwords: vdmpy(Vu.ub, Rt.b) by 1s
+  kMpyHalfPairs,  // products of two halfword vectors, two by two: vmpy(Vu, Vv), then the pair's sum
+  kZxtHalves,     // unsigned halfwords, two by two: vzxt, then the pair's sum
+};
+
+// vector_sum(X, M) with M 32-bit (or 16-bit) lanes in whole registers, alone or added to an
+// accumulator of its type: X a widened narrow vector, or a product of two (extended_from), of
+// k = X's lanes / M narrow values per partial sum, where an instruction sums k of them.
+// Operands: [acc], x[, y]; the unsigned operand of a mixed product second.
+bool match_vreduce(const Expr& e, HvxMatch& m) {
+  const VectorReduce* r = e.as<VectorReduce>();
+  Expr acc;
+  if (const auto* add = e.as<dspc::Binary>(); add && add->op == BinaryOp::Add) {
+    for (int order = 0; order < 2 && !r; ++order) {
+      r = (order ? add->a : add->b).as<VectorReduce>();
+      acc = order ? add->b : add->a;
+    }
+  }
+  if (!r || r->op != ReduceOp::Sum || r->lanes < 2) return false;
+  DataType t = r->dtype;
+  if ((t.bits != 32 && t.bits != 16) || (t.lanes * t.bits) % 1024 != 0) return false;
+  int k = r->value.dtype().lanes / r->lanes;
+  // A masked value, select(c, v, 0) (a remainder's lanes already counted): v's narrow
+  // operand masked instead.
+  Expr value = r->value, mask;
+  if (const auto* sel = value.as<dspc::Select>()) {
+    const auto* zero = sel->f.as<Broadcast>();
+    if (!zero || const_int(zero->value) != std::optional<int64_t>(0)) return false;
+    mask = sel->cond;
+    value = sel->t;
+  }
+  auto masked = [&](const Expr& v) {
+    if (!mask) return v;
+    return Select::make(mask, v, Broadcast::make(make_const(v.dtype().element_of(), 0), v.dtype().lanes));
+  };
+  Expr x = extended_from(value), y;
+  if (x) x = masked(x);
+  if (!x) {
+    const auto* mul = value.as<dspc::Binary>();
+    if (!mul || mul->op != BinaryOp::Mul) return false;
+    x = extended_from(mul->a);
+    y = extended_from(mul->b);
+    if (!x || !y || x.dtype().bits != y.dtype().bits) return false;
+    x = masked(x);
+    if (x.dtype().is_int() && !y.dtype().is_int()) std::swap(x, y);  // signed first: vmpy(Vu.h, Vv.uh)
+  }
+  int bits = x.dtype().bits;
+  bool sx = x.dtype().is_int(), sy = y && y.dtype().is_int();
+  if (bits * k != t.bits) return false;
+  if (!y) {
+    if (t.bits == 32 && bits == 8)
+      m.reduce = kRmpy;
+    else if (t.bits == 32 && bits == 16)
+      m.reduce = sx ? kDmpyHalves : kZxtHalves;
+    else if (t.bits == 16 && bits == 8 && !sx)
+      m.reduce = kDmpyBytes;
+    else
+      return false;
+  } else {
+    if (t.bits == 32 && bits == 8) {
+      if (sx && !sy) std::swap(x, y);  // vrmpy(Vu.ub, Vv.b): the unsigned one first
+      m.reduce = kRmpyPairs;
+    } else if (t.bits == 32 && bits == 16) {
+      if (!sx && sy) std::swap(x, y);  // vmpy(Vu.h, Vv.uh): the signed one first
+      m.reduce = kMpyHalfPairs;
+    } else {
+      return false;
+    }
+  }
+  m.is_signed = x.dtype().is_int();
+  m.packed = y && x.dtype().is_int() != y.dtype().is_int();  // a mixed product
+  m.has_acc = static_cast<bool>(acc);
+  m.operands.clear();
+  if (acc) m.operands.push_back(acc);
+  m.operands.push_back(x);
+  if (y) m.operands.push_back(y);
+  return true;
+}
+
+llvm::Value* emit_vreduce(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Value* acc = m.has_acc ? values[0] : nullptr;
+  llvm::Value* x = values[m.has_acc ? 1 : 0];
+  llvm::Value* y = values.size() == (m.has_acc ? 3u : 2u) ? values.back() : nullptr;
+  auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+  auto* pair = llvm::FixedVectorType::get(b.getInt32Ty(), 64);
+  unsigned in_lanes = 1024 / x->getType()->getScalarSizeInBits();  // per register of input
+  unsigned out_bits = m.reduce == kDmpyBytes ? 16 : 32;
+  unsigned out_lanes = 1024 / out_bits;
+  llvm::Type* piece = llvm::FixedVectorType::get(b.getIntNTy(out_bits), out_lanes);
+  llvm::ConstantInt* ones = b.getInt32(0x01010101);
+  llvm::Value* ones_vector = llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(32), ones);
+  std::vector<llvm::Value*> parts;
+  for (unsigned q = 0; q < lanes_of(x) / in_lanes; ++q) {
+    llvm::Value* vu = b.CreateBitCast(slice(b, x, q * in_lanes, in_lanes), words);
+    llvm::Value* vv = y ? b.CreateBitCast(slice(b, y, q * in_lanes, in_lanes), words) : nullptr;
+    llvm::Value* a = acc ? b.CreateBitCast(slice(b, acc, q * out_lanes, out_lanes), words) : nullptr;
+    llvm::Value* out = nullptr;
+    if (m.reduce == kMpyHalfPairs || m.reduce == kZxtHalves) {
+      // A register pair of even-lane and odd-lane words: their sum is the pairs' sums.
+      const char* f = m.packed ? "vmpyhus" : m.is_signed ? "vmpyhv" : "vmpyuhv";
+      llvm::Value* p = m.reduce == kZxtHalves ? b.CreateCall(intrinsic(module, "vzh"), {vu})
+                                              : b.CreateCall(intrinsic(module, f), {vu, vv});
+      p = b.CreateBitCast(p, pair);
+      out = b.CreateAdd(slice(b, p, 0, 32), slice(b, p, 32, 32));
+      if (a) out = b.CreateAdd(a, out);
+    } else {
+      std::string f;
+      llvm::Value* second = ones;
+      switch (m.reduce) {
+        case kRmpy:
+          f = m.is_signed ? "vrmpybv" : "vrmpyub";  // no vrmpy(Vu.b, Rt.b): signed bytes by a vector of 1s
+          if (m.is_signed) second = ones_vector;
+          break;
+        case kRmpyPairs:
+          f = m.packed ? "vrmpybusv" : m.is_signed ? "vrmpybv" : "vrmpyubv";
+          second = vv;
+          break;
+        case kDmpyHalves: f = "vdmpyhb"; break;
+        default: f = "vdmpybus"; break;
+      }
+      out = a ? b.CreateCall(intrinsic(module, f + "_acc"), {a, vu, second})
+              : b.CreateCall(intrinsic(module, f), {vu, second});
+    }
+    parts.push_back(b.CreateBitCast(out, piece));
   }
   return concat(b, parts);
 }

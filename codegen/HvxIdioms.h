@@ -31,6 +31,8 @@ struct HvxMatch {
   bool packed = false;     // custom rows: the dot product's bytes come as one span
   int shift = 0;           // custom rows: the fixed-point multiply's shift (31 or 32)
   bool round = false;      // custom rows: the fixed-point multiply rounds
+  int reduce = 0;          // custom rows: the partial reduction's instruction (HvxIdioms.cpp)
+  bool has_acc = false;    // custom rows: operand 0 is an accumulator added to the result
 };
 
 // The first row of the table whose pattern matches `e` on `target`, or nullopt.

@@ -134,6 +134,141 @@ int count_reductions(const Expr& e) {
   return c.n;
 }
 
+std::optional<int64_t> stride_along(const Expr& e, const VarNode* x, bool& reads_memory);
+
+// The elements between neighbouring lanes of a read `load` when `x` steps by one (0: a
+// broadcast), from its row-major strides; nullopt when the index is not affine in x, or when x
+// is under a select, a division or a load there (which a vector read along x turns into a
+// gather), or, unless `clamps_ok` (an index variable: the automatic schedule's partitioning
+// drops its clamps inside the boundaries), under a clamp.
+std::optional<int64_t> flat_stride_along(const Load* load, const VarNode* x, bool clamps_ok) {
+  struct Mentions : IRVisitor {
+    const VarNode* x;
+    bool found = false;
+    void visit_Var(const VarNode* op) override { found |= op == x; }
+  };
+  struct Guarded : IRVisitor {
+    const VarNode* x;
+    bool bad = false;
+    bool clamps_ok = false;
+    void visit_Binary(const Binary* op) override {
+      bool clamp = op->op == BinaryOp::Min || op->op == BinaryOp::Max;
+      if ((clamp && !clamps_ok) || op->op == BinaryOp::Div || op->op == BinaryOp::Mod) {
+        Mentions m;
+        m.x = x;
+        m.visit(op->a);
+        m.visit(op->b);
+        bad |= m.found;
+      }
+      IRVisitor::visit_Binary(op);
+    }
+    void visit_Select(const Select* op) override {
+      Mentions m;
+      m.x = x;
+      m.visit(op->cond);
+      bad |= m.found;
+      IRVisitor::visit_Select(op);
+    }
+  };
+  int64_t step = 0, row = 1;
+  const Buffer& buf = load->buffer;
+  for (size_t d = load->indices.size(); d-- > 0;) {
+    Guarded g;
+    g.x = x;
+    g.clamps_ok = clamps_ok;
+    g.visit(load->indices[d]);
+    bool reads_memory = false;
+    std::optional<int64_t> st = stride_along(load->indices[d], x, reads_memory);
+    if (g.bad || reads_memory || !st) return std::nullopt;
+    step += *st * row;
+    row *= d < buf->shape.size() ? buf->shape[d] : 1;
+  }
+  return step;
+}
+
+// Whether every read of `e` is dense or a broadcast along x (stride 0 or 1), and, with
+// `one_dense` (a reduction axis: no partitioning drops its clamps), at least one is dense and
+// none clamps x.
+bool reads_dense_along(const Expr& e, const VarNode* x, bool one_dense) {
+  struct Reads : IRVisitor {
+    const VarNode* x;
+    bool one_dense;
+    bool ok = true, dense = false;
+    void visit_Load(const Load* op) override {
+      std::optional<int64_t> st = flat_stride_along(op, x, !one_dense);
+      ok &= st && (*st == 0 || *st == 1);
+      dense |= st == std::optional<int64_t>(1);
+      IRVisitor::visit_Load(op);
+    }
+  } r;
+  r.x = x;
+  r.one_dense = one_dense;
+  r.visit(e);
+  return r.ok && (r.dense || !one_dense);
+}
+
+// The one Reduce of a stage body, or null.
+const Reduce* only_reduction(const Expr& body) {
+  struct Find : IRVisitor {
+    const Reduce* found = nullptr;
+    int n = 0;
+    void visit_Reduce(const Reduce* op) override {
+      found = op;
+      ++n;
+      IRVisitor::visit_Reduce(op);
+    }
+  } f;
+  f.visit(body);
+  return f.n == 1 ? f.found : nullptr;
+}
+
+// The automatic schedule's reductions along the contiguous axis: the lanes L of the vectors
+// along a stage's reduction axis, or 0 to vectorize its innermost index variable as usual.
+// A stage with one reduction whose innermost axis k every read of the reduction meets densely
+// or not at all (stride 1 or 0 along k, at least one dense, no clamp on k), when its own
+// innermost variable x does not give dense vectors (a read with another stride along x, or an
+// extent below a vector): a row sum, a dot product of two rows, a row maximum. L is a vector of
+// the narrowest type the reduction reads or gives; k must be at least that long. Only
+// reductions that may be reassociated: integer sums (they wrap), minima and maxima; not float
+// ones. `why` (when given) gets the reason when the rule does not apply to a stage with a
+// reduction whose output vectors are not dense.
+int reduce_axis_lanes(const Stage& stage, const Target& target, std::string* why = nullptr) {
+  const Reduce* r = only_reduction(stage.body);
+  if (!r || target.vector_bytes <= 1 || stage.index_vars.empty()) return 0;
+  const VarNode* x = stage.index_vars.back().get();
+  int lanes = auto_lanes(stage, target);
+  if (lanes > 1 && stage.out->shape.back() >= lanes && reads_dense_along(stage.body, x, false)) return 0;
+  const ReduceAxis& k = r->axes.back();
+  auto no = [&](const std::string& text) {
+    if (why) *why = text;
+    return 0;
+  };
+  const std::string& kn = k.var->name;
+  if (!r->dtype.is_integer())
+    return no("the " + std::string(reduce_op_name(r->op)) + " over " + kn + " is of " + r->dtype.str() +
+              " values, which vectors along " + kn + " would reassociate (inexact for floats)");
+  if (target.arch == Arch::hexagon && r->dtype.bits == 64)
+    return no("it is of 64-bit values, which HVX has no lanes for");
+  if (!reads_dense_along(r->source, k.var.get(), true))
+    return no(
+        kn +
+        " is not contiguous in what it reads (a read with another stride along it, a clamp or a gather)");
+  struct Narrowest : IRVisitor {
+    int bytes;
+    void visit_Load(const Load* op) override {
+      bytes = std::min(bytes, op->buffer->dtype.bytes());
+      IRVisitor::visit_Load(op);
+    }
+  } n;
+  n.bytes = r->dtype.bytes();
+  n.visit(r->source);
+  int reduce_lanes = static_cast<int>(target.vector_bytes / std::max(n.bytes, 1));
+  if (k.extent < reduce_lanes)
+    return no(kn + "'s extent " + std::to_string(k.extent) + " is below one vector (" +
+              std::to_string(reduce_lanes) + " lanes)");
+  return reduce_lanes;
+}
+
 // Loop fusion of two independent statements of the same shape: loops with equal constant
 // bounds become one loop (b's variable renamed to a's), sequences fuse element by element,
 // anything else runs a then b.
@@ -239,7 +374,7 @@ int64_t jam_factor(const Stage& stage, const Region& region, int lanes) {
 // into vectors, the jammed loop when rows are jammed; its distance counts iterations of that
 // loop.
 Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::set<std::string>& used,
-                    const PaddedStorage& padded) {
+                    const PaddedStorage& padded, int reduce_lanes = 0) {
   // Fresh index variables (same names), and through substitute fresh reduction axes.
   std::vector<VarRef> vars;
   std::map<const VarNode*, Expr> fresh;
@@ -256,28 +391,40 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
   for (const auto& v : vars) indices.push_back(var_expr(v));
   size_t inner = vars.size() - 1;
   int64_t kJam = jam_factor(box, region, lanes);
+  // Jammed: the second-innermost variable, or, when the reduction runs along its vectors (no
+  // index variable is vectorized), the innermost: two outputs per iteration share the loop
+  // over the reduction and their horizontal reductions run side by side.
+  size_t jam_dim = inner - 1;
+  if (reduce_lanes) {
+    jam_dim = inner;
+    kJam = region[inner].ends == 0 && region[inner].extent >= kJamReduction &&
+                   region[inner].extent % kJamReduction == 0
+               ? kJamReduction
+               : 0;
+  }
   bool jam = kJam > 0;
   VarRef jam_var;
   Stmt body;
   if (!jam) {
     std::vector<PendingReduction> pending;
-    Expr value = lower_reductions(source, stage.out->name, used, lanes > 1, pending);
+    Expr value = lower_reductions(source, stage.out->name, used, lanes > 1, pending, reduce_lanes);
     body = wrap_reductions(pending, Store::make(stage.out, indices, value, stage.span));
   } else {
-    const VarRef& v = vars[inner - 1];
+    const VarRef& v = vars[jam_dim];
     jam_var = VarNode::make(v->name + "_o", DataType::i32(), v->span);
     std::vector<PendingReduction> accs;
     std::vector<Stmt> stores;
     Stmt preludes;
     for (int64_t j = 0; j < kJam; ++j) {
       Expr vj = Binary::make(BinaryOp::Add,
-                             Binary::make(BinaryOp::Add, make_i32(region[inner - 1].min),
+                             Binary::make(BinaryOp::Add, make_i32(region[jam_dim].min),
                                           Binary::make(BinaryOp::Mul, var_expr(jam_var), make_i32(kJam))),
                              make_i32(j));
       // One copy per j, each with its own reduction axes (fused below).
       std::map<const VarNode*, Expr> at_j = {{v.get(), vj}};
       std::vector<PendingReduction> pending;
-      Expr value = lower_reductions(substitute(source, at_j), stage.out->name, used, true, pending);
+      Expr value = lower_reductions(substitute(source, at_j), stage.out->name, used, reduce_lanes == 0,
+                                    pending, reduce_lanes);
       DSPC_CHECK(pending.size() <= 1, "a jammed stage has at most one reduction");
       std::vector<Expr> idx;
       for (const Expr& i : indices) idx.push_back(substitute(i, at_j));
@@ -318,7 +465,7 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
       l.inner = {vi, make_i32(0), lanes};
       l.emit_inner = true;
       l.outer = {vo, make_i32(0), (extent + lanes - 1) / lanes};
-    } else if (jam && i == inner - 1) {
+    } else if (jam && i == jam_dim) {
       VarRef j = VarNode::make(v->name + "_j", DataType::i32(), v->span);
       l.value = Binary::make(
           BinaryOp::Add,
@@ -441,7 +588,11 @@ Stmt lower_stage(const Stage& stage, std::set<std::string>& used, const LowerOpt
   std::vector<Stmt> boxes;
   if (!stage.has_loop_schedule()) {
     int lanes = auto_lanes(stage, options.target);
-    for (const Region& r : stage_boxes(stage, lanes)) boxes.push_back(lower_auto_box(stage, r, lanes, used, padded));
+    // A reduction along the contiguous axis: that axis in vectors, the stage's loops scalar.
+    int reduce_lanes = reduce_axis_lanes(stage, options.target);
+    if (reduce_lanes) lanes = 1;
+    for (const Region& r : stage_boxes(stage, lanes))
+      boxes.push_back(lower_auto_box(stage, r, lanes, used, padded, reduce_lanes));
     return Seq::make(boxes);
   }
   if (!vectorizes(stage)) return build_stage_loop_nest(stage, full_ranges(stage), used, computed_at, false, padded);
@@ -761,9 +912,18 @@ void explain_func(const TensorFunc& f, const LowerOptions& options, std::ostream
       x = nullptr;
     } else if (!x) {
       line("a single value: no loop to vectorize");
+    } else if (int rl = reduce_axis_lanes(st, options.target)) {
+      const Reduce* r = only_reduction(st.body);
+      line("automatic schedule: the reduction over " + r->axes.back().var->name + " vectorized by " +
+           std::to_string(rl) + " lanes (its reads are contiguous along it, and not along " + x->name +
+           "): partial results in vector registers, one horizontal reduction per output; " + x->name +
+           "'s loop is scalar, two outputs per iteration where its extent is even");
+      x = nullptr;
     } else {
       int lanes = auto_lanes(st, options.target);
       int64_t extent = st.out->shape.back();
+      std::string why;
+      reduce_axis_lanes(st, options.target, &why);
       std::string how = "automatic schedule: " + x->name + " vectorized by " + std::to_string(lanes) +
                         " lanes (a vector of its narrowest type), the boundaries partitioned";
       if (lanes <= 1)
@@ -773,6 +933,7 @@ void explain_func(const TensorFunc& f, const LowerOptions& options, std::ostream
                " is below one vector, so the stage runs in scalar code (a wider innermost dimension, or a "
                "written schedule that vectorizes another, would fill vectors)";
       line(how);
+      if (!why.empty()) line("its reduction is not vectorized along its innermost axis instead: " + why);
       if (lanes <= 1 || extent < lanes) x = nullptr;
     }
     if (x)

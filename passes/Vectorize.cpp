@@ -14,12 +14,24 @@
 //     Ramp(i * L, 1, L).
 //  4. Anything LaneWidener cannot express throws CannotVectorize; the loop then stays a serial
 //     loop (see Vectorize.h for the cases).
+//  5. A reduction along the vectorized loop: a one-element "local" integer accumulator allocated
+//     outside it, which the loop only updates (acc = acc + g, min(acc, g), max(acc, g): wrapping
+//     sums, minima and maxima may be reassociated), becomes a vector of M partial results, M
+//     lanes of one vector register of its type. A vector update folds the loop's L lanes of g
+//     into M (VectorReduce: on HVX one vrmpy for bytes summed into words) and combines them
+//     lane-wise; the init fills every lane with the operator's identity (and lane 0 with the
+//     init when it is another value), a scalar update (a remainder loop) updates lane 0, and a
+//     read is the reduction of the M lanes to one: the horizontal reduction runs once, after
+//     the loops. The M lanes always combine to the accumulator's value, whatever lane of them
+//     each value went to.
 #include "passes/Vectorize.h"
 
+#include <numeric>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "compiler/arith/Semantics.h"
 #include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/ScalarOnly.h"
@@ -36,6 +48,91 @@ struct CannotVectorize {
 
 bool is_vector(const Expr& e) { return e.dtype().lanes > 1; }
 
+// A reduction accumulator kept as a vector of partial results (step 5): the vector buffer that
+// replaces the one-element accumulator, its operator and its lanes.
+struct VectorAccumulator {
+  Buffer vec;
+  ReduceOp op;
+  int lanes;
+};
+using VectorAccumulators = std::unordered_map<const BufferNode*, VectorAccumulator>;
+
+// The operator of `value` as an update of the accumulator `acc`, acc[0] = acc[0] op g (either
+// operand order), with g (returned in `g`) not reading acc; nullopt otherwise.
+std::optional<ReduceOp> accumulator_update(const Buffer& acc, const Expr& value, Expr& g) {
+  const auto* b = value.as<Binary>();
+  if (!b) return std::nullopt;
+  std::optional<ReduceOp> op;
+  if (b->op == BinaryOp::Add) op = ReduceOp::Sum;
+  if (b->op == BinaryOp::Min) op = ReduceOp::Min;
+  if (b->op == BinaryOp::Max) op = ReduceOp::Max;
+  if (!op) return std::nullopt;
+  auto is_acc = [&](const Expr& e) {
+    const auto* l = e.as<Load>();
+    const IntImm* i = l && l->indices.size() == 1 ? as_int(l->indices[0]) : nullptr;
+    return l && l->buffer == acc && i && i->value == 0;
+  };
+  struct Reads : IRVisitor {
+    const BufferNode* acc;
+    bool found = false;
+    void visit_Load(const Load* op) override {
+      found |= op->buffer.get() == acc;
+      IRVisitor::visit_Load(op);
+    }
+  };
+  for (int order = 0; order < 2; ++order) {
+    const Expr& a = order ? b->b : b->a;
+    const Expr& other = order ? b->a : b->b;
+    if (!is_acc(a)) continue;
+    Reads r;
+    r.acc = acc.get();
+    r.visit(other);
+    if (r.found) return std::nullopt;
+    g = other;
+    return op;
+  }
+  return std::nullopt;
+}
+
+// The operator when `acc` (a one-element local integer buffer) is a reduction along a
+// vectorized loop inside `body` (step 5): some vectorized loop stores to it, and every
+// vectorized loop that touches it only updates it with that one operator (nothing else there
+// reads it, so its lanes may be reassociated). nullopt otherwise.
+std::optional<ReduceOp> vector_accumulation(const Stmt& body, const Buffer& acc) {
+  struct Scan : IRVisitor {
+    const Buffer* acc;
+    int depth = 0;  // vectorized loops around
+    bool ok = true, updated = false;
+    std::optional<ReduceOp> op;
+    int loads = 0, updates = 0;  // inside vectorized loops
+    using IRVisitor::visit;
+    void visit_For(const For* f) override {
+      depth += f->for_kind == ForKind::Vectorized;
+      IRVisitor::visit_For(f);
+      depth -= f->for_kind == ForKind::Vectorized;
+    }
+    void visit_Load(const Load* l) override {
+      if (depth && l->buffer == *acc) ++loads;
+      IRVisitor::visit_Load(l);
+    }
+    void visit_Store(const Store* s) override {
+      if (depth && s->buffer == *acc) {
+        Expr g;
+        std::optional<ReduceOp> o = accumulator_update(*acc, s->value, g);
+        if (!o || (op && *op != *o)) ok = false;
+        op = o;
+        ++updates;
+        updated = true;
+      }
+      IRVisitor::visit_Store(s);
+    }
+  } scan;
+  scan.acc = &acc;
+  scan.visit(body);
+  if (!scan.ok || !scan.updated || scan.loads != scan.updates) return std::nullopt;
+  return scan.op;
+}
+
 // The scalar a broadcast holds, or the expression itself when it is scalar; null otherwise.
 Expr scalar_of(const Expr& e) {
   if (!is_vector(e)) return e;
@@ -45,7 +142,10 @@ Expr scalar_of(const Expr& e) {
 
 class LaneWidener : public IRMutator {
  public:
-  LaneWidener(const VarNode* var, Expr ramp, int lanes) : lanes_(lanes) { replace_[var] = std::move(ramp); }
+  LaneWidener(const VarNode* var, Expr ramp, int lanes, const VectorAccumulators* accs = nullptr)
+      : lanes_(lanes), accs_(accs) {
+    replace_[var] = std::move(ramp);
+  }
   // Two loop variables at once, each given its lane values (a fused pair of loops).
   LaneWidener(const VarNode* outer, Expr outer_lanes, const VarNode* inner, Expr inner_lanes, int lanes)
       : lanes_(lanes) {
@@ -102,6 +202,9 @@ class LaneWidener : public IRMutator {
   }
 
   Expr mutate_Load(const Load* op, const Expr& self) override {
+    if (accs_ && accs_->count(op->buffer.get()))
+      throw CannotVectorize{"a read of the accumulator " + op->buffer->name + " other than its update"};
+    partial_results(op->buffer);
     std::vector<Expr> idx = mutate_indices(op->indices);
     auto w = widened_.find(op->buffer.get());
     if (w != widened_.end()) return Load::make(w->second, lane_slots(idx), op->span);
@@ -130,6 +233,9 @@ class LaneWidener : public IRMutator {
   Expr mutate_Reduce(const Reduce*, const Expr&) override { throw CannotVectorize{"a reduction"}; }
 
   Stmt mutate_Store(const Store* op, const Stmt& self) override {
+    if (accs_)
+      if (auto it = accs_->find(op->buffer.get()); it != accs_->end()) return accumulate(op, it->second);
+    partial_results(op->buffer);
     std::vector<Expr> idx = mutate_indices(op->indices);
     Expr value = mutate(op->value);
     auto w = widened_.find(op->buffer.get());
@@ -259,15 +365,97 @@ class LaneWidener : public IRMutator {
     return e;
   }
 
+  // acc[0] = acc[0] op g over the loop's lanes, with acc a vector accumulator: its M partial
+  // results combined lane-wise with g's L lanes folded into M.
+  Stmt accumulate(const Store* op, const VectorAccumulator& acc) {
+    Expr g;
+    std::optional<ReduceOp> rop = accumulator_update(op->buffer, op->value, g);
+    if (!rop || *rop != acc.op)
+      throw CannotVectorize{"an update of " + op->buffer->name + " that is not its reduction"};
+    // Into all M partial results, or, for a lane count M does not divide (a loop of 100
+    // lanes, before it is cut into power-of-two pieces), into as many of them as divide it.
+    int m = std::gcd(acc.lanes, lanes_);
+    Expr value = widen(mutate(g));
+    if (lanes_ > m) value = VectorReduce::make(acc.op, value, m, op->span);
+    Expr slots = m > 1 ? Ramp::make(make_i32(0), make_i32(1), m, op->span) : make_i32(0);
+    Expr old = Load::make(acc.vec, {slots}, op->span);
+    return Store::make(acc.vec, {slots}, Binary::make(reduce_combine_op(acc.op), old, value, op->span),
+                       op->span);
+  }
+
+  // The partial results of an accumulator (an inner vectorized loop's reduction) inside
+  // another vectorized loop: a reduction across both loops' lanes is not done.
+  void partial_results(const Buffer& b) const {
+    if (accs_)
+      for (const auto& [acc, v] : *accs_)
+        if (v.vec == b)
+          throw CannotVectorize{"the partial results of " + b->name + " in an outer vectorized loop"};
+  }
+
   int lanes_;
+  const VectorAccumulators* accs_ = nullptr;
   std::unordered_map<const VarNode*, Expr> replace_;
   std::unordered_map<const BufferNode*, Buffer> widened_;
+};
+
+// After the loops inside an accumulator's allocation are vectorized (step 5): its remaining
+// scalar accesses as accesses of the vector of partial results. A scalar update updates lane 0;
+// another store sets lane 0 and the init value into the others; a read reduces the lanes.
+class AccumulatorAccesses : public IRMutator {
+ public:
+  AccumulatorAccesses(Buffer acc, VectorAccumulator vec) : acc_(std::move(acc)), vec_(std::move(vec)) {}
+
+  Expr mutate_Load(const Load* op, const Expr& self) override {
+    if (op->buffer != acc_) return IRMutator::mutate_Load(op, self);
+    return VectorReduce::make(vec_.op, Load::make(vec_.vec, {slots(op->span)}, op->span), 1, op->span);
+  }
+
+  Stmt mutate_Store(const Store* op, const Stmt& self) override {
+    if (op->buffer != acc_) return IRMutator::mutate_Store(op, self);
+    Expr g;
+    Span s = op->span;
+    Expr lane0 = make_i32(0);
+    if (accumulator_update(acc_, op->value, g) == std::optional<ReduceOp>(vec_.op)) {
+      Expr old = Load::make(vec_.vec, {lane0}, s);
+      return Store::make(vec_.vec, {lane0}, Binary::make(reduce_combine_op(vec_.op), old, mutate(g), s), s);
+    }
+    DataType t = vec_.vec->dtype;
+    Expr init = make_value(t, reduce_init(vec_.op, t), s);
+    Stmt fill = Store::make(vec_.vec, {slots(s)}, Broadcast::make(init, vec_.lanes, s), s);
+    Expr folded = simplify_expr(op->value);
+    const IntImm* k = as_int(folded);
+    if (k && k->value == as_int(init)->value) return fill;
+    return Seq::make({fill, Store::make(vec_.vec, {lane0}, mutate(op->value), s)}, s);
+  }
+
+ private:
+  Expr slots(Span s) const { return Ramp::make(make_i32(0), make_i32(1), vec_.lanes, s); }
+  Buffer acc_;
+  VectorAccumulator vec_;
 };
 
 class LoopVectorizer : public IRMutator {
  public:
   explicit LoopVectorizer(const Target& target)
       : hexagon_(target.arch == Arch::hexagon), vector_bytes_(target.vector_bytes) {}
+
+  // A reduction along a vectorized loop inside (step 5): the accumulator becomes a vector of
+  // partial results, one register of its type.
+  Stmt mutate_Allocate(const Allocate* op, const Stmt& self) override {
+    const Buffer& b = op->buffer;
+    int m = static_cast<int>(vector_bytes_ / std::max(b->dtype.bytes(), 1));
+    std::optional<ReduceOp> rop;
+    if (b->scope != StorageScope::Local || b->shape != std::vector<int64_t>{1} || !b->dtype.is_integer() ||
+        b->dtype.lanes != 1 || m < 2 || !(rop = vector_accumulation(op->body, b)) ||
+        (hexagon_ && b->dtype.bits == 64))
+      return IRMutator::mutate_Allocate(op, self);
+    VectorAccumulator acc{BufferNode::make(b->name, b->dtype, {m}, b->scope, b->span), *rop, m};
+    accs_[b.get()] = acc;
+    Stmt body = mutate(op->body);
+    accs_.erase(b.get());
+    body = AccumulatorAccesses(b, acc).mutate(body);
+    return Allocate::make(acc.vec, body, op->span);
+  }
 
   Stmt mutate_For(const For* op, const Stmt& self) override {
     if (hexagon_)
@@ -300,8 +488,8 @@ class LoopVectorizer : public IRMutator {
 
  private:
   // The body with the loop variable replaced by lanes [at, at + lanes).
-  static Stmt widen_at(const For* loop, const Expr& at, int lanes) {
-    LaneWidener w(loop->var.get(), Ramp::make(at, make_i32(1), lanes, loop->span), lanes);
+  Stmt widen_at(const For* loop, const Expr& at, int lanes) const {
+    LaneWidener w(loop->var.get(), Ramp::make(at, make_i32(1), lanes, loop->span), lanes, &accs_);
     return w.mutate(loop->body);
   }
 
@@ -515,6 +703,7 @@ class LoopVectorizer : public IRMutator {
   static constexpr int64_t kMaxUnrolledLanes = 16;  // longer scalar remainders stay loops
   bool hexagon_;
   int64_t vector_bytes_;  // one vector register of the target (HVX: the 128-byte mode)
+  VectorAccumulators accs_;  // the accumulators of the allocations being vectorized (step 5)
 };
 
 }  // namespace

@@ -254,6 +254,17 @@ Elaborator::Val Elaborator::call(const Ast& a, std::optional<DataType> hint) {
     int lanes = lanes_arg(args(1));
     return Val{checked(log_, a.span, [&] { return Broadcast::make(v, lanes, a.span); }), {}};
   }
+  if (dialect_ == Dialect::Tir && (n == "vector_sum" || n == "vector_min" || n == "vector_max")) {
+    arity(2);
+    Expr v = build(args(0));
+    const Ast& l = args(1);
+    if (l.kind != Ast::Kind::Literal || l.is_float || l.negative || l.suffix || l.magnitude < 1 ||
+        l.magnitude > 4096)
+      fail(l.start, "lanes must be an integer literal between 1 and 4096");
+    int lanes = static_cast<int>(l.magnitude);
+    ReduceOp op = n == "vector_sum" ? ReduceOp::Sum : n == "vector_min" ? ReduceOp::Min : ReduceOp::Max;
+    return Val{checked(log_, a.span, [&] { return VectorReduce::make(op, v, lanes, a.span); }), {}};
+  }
   if (dialect_ == Dialect::Tir) {
     if (auto sig = lookup_intrinsic(n)) {
       if (!sig->rest || a.args.size() < sig->params.size()) arity(sig->params.size());

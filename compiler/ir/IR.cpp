@@ -314,6 +314,15 @@ Expr Broadcast::make(Expr value, int lanes, Span s) {
   return std::make_shared<Broadcast>(value.dtype().with_lanes(lanes), std::move(value), lanes, s);
 }
 
+Expr VectorReduce::make(ReduceOp op, Expr value, int lanes, Span s) {
+  require_defined(value, "vector reduction operand");
+  DataType t = value.dtype();
+  require(t.lanes > 1 && t.is_integer(), "a vector reduction needs a vector of integers, got " + t.str());
+  require(lanes >= 1 && t.lanes % lanes == 0 && lanes < t.lanes,
+          "a vector reduction of " + std::to_string(t.lanes) + " lanes cannot give " + std::to_string(lanes));
+  return std::make_shared<VectorReduce>(t.with_lanes(lanes), op, std::move(value), lanes, s);
+}
+
 Stmt LetStmt::make(VarRef var, Expr value, Stmt body, Span s) {
   require(var != nullptr, "let variable is null");
   require_defined(value, "let value");
@@ -421,6 +430,10 @@ bool same_expr(const Expr& a, const Expr& b) {
   }
   if (const auto* x = a.as<Broadcast>())
     return x->lanes == b.as<Broadcast>()->lanes && same_expr(x->value, b.as<Broadcast>()->value);
+  if (const auto* x = a.as<VectorReduce>()) {
+    const auto* y = b.as<VectorReduce>();
+    return x->op == y->op && x->lanes == y->lanes && same_expr(x->value, y->value);
+  }
   return false;  // Reduce: never compared
 }
 

@@ -43,7 +43,8 @@ class IRError : public InternalError {
   X(Call)                  \
   X(Reduce)                \
   X(Ramp)                  \
-  X(Broadcast)
+  X(Broadcast)             \
+  X(VectorReduce)
 
 #define DSPC_STMT_NODES(X) \
   X(LetStmt)               \
@@ -294,6 +295,24 @@ struct Broadcast : ExprNode {
   int lanes;
   Broadcast(DataType t, Expr v, int l, Span s) : ExprNode(kKind, t, s), value(std::move(v)), lanes(l) {}
   static Expr make(Expr value, int lanes, Span s = {});
+};
+
+// The lanes of a vector folded by a reduction operator into `lanes` partial results (the
+// vectorizer's accumulators of a reduction along the vectorized loop, Vectorize.cpp). With
+// lanes == 1, op over every lane of value. With lanes > 1, value's lanes divide into `lanes`
+// groups of equal size, one partial result each; which lanes form which group is the code
+// generator's choice (HVX's vrmpy sums four neighbouring bytes, a register-wise add sums lanes
+// one register apart), so only the op-combination of all the partial results is defined: the
+// vectorizer makes such a node only as the update of an accumulator that is read through a
+// reduction to one lane. Sum wraps; integer lanes only.
+struct VectorReduce : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::VectorReduce;
+  ReduceOp op;
+  Expr value;
+  int lanes;
+  VectorReduce(DataType t, ReduceOp o, Expr v, int l, Span s)
+      : ExprNode(kKind, t, s), op(o), value(std::move(v)), lanes(l) {}
+  static Expr make(ReduceOp op, Expr value, int lanes, Span s = {});
 };
 
 // ---------------------------------------------------------------- statements

@@ -55,6 +55,9 @@ void IRVisitor::visit_Ramp(const Ramp* op) {
   visit(op->stride);
 }
 void IRVisitor::visit_Broadcast(const Broadcast* op) { visit(op->value); }
+void IRVisitor::visit_VectorReduce(const VectorReduce* op) {
+  visit(op->value);
+}
 
 void IRVisitor::visit_LetStmt(const LetStmt* op) {
   visit(op->value);
@@ -182,6 +185,11 @@ Expr IRMutator::mutate_Ramp(const Ramp* op, const Expr& self) {
 Expr IRMutator::mutate_Broadcast(const Broadcast* op, const Expr& self) {
   Expr v = mutate(op->value);
   return same(v, op->value) ? self : Broadcast::make(v, op->lanes, op->span);
+}
+
+Expr IRMutator::mutate_VectorReduce(const VectorReduce* op, const Expr& self) {
+  Expr v = mutate(op->value);
+  return same(v, op->value) ? self : VectorReduce::make(op->op, v, op->lanes, op->span);
 }
 
 Stmt IRMutator::mutate_LetStmt(const LetStmt* op, const Stmt& self) {

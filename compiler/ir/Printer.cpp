@@ -191,6 +191,9 @@ std::string print_expr(const Expr& e) {
     return "ramp(" + print_expr(op->base) + ", " + print_expr(op->stride) + ", " + std::to_string(op->lanes) + ")";
   if (const auto* op = e.as<Broadcast>())
     return "broadcast(" + print_expr(op->value) + ", " + std::to_string(op->lanes) + ")";
+  if (const auto* op = e.as<VectorReduce>())
+    return std::string("vector_") + reduce_op_name(op->op) + "(" + print_expr(op->value) + ", " +
+           std::to_string(op->lanes) + ")";
   return "<?>";
 }
 

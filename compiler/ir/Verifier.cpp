@@ -173,6 +173,7 @@ class Checker {
       return expr(op->stride);
     }
     if (const auto* op = e.as<Broadcast>()) return expr(op->value);
+    if (const auto* op = e.as<VectorReduce>()) return expr(op->value);
   }
 
   std::unordered_map<const VarNode*, Binder> in_scope_;
@@ -291,6 +292,10 @@ class Equal {
       case NodeKind::Broadcast: {
         const auto *x = a.as<Broadcast>(), *y = b.as<Broadcast>();
         return x->lanes == y->lanes && expr(x->value, y->value);
+      }
+      case NodeKind::VectorReduce: {
+        const auto *x = a.as<VectorReduce>(), *y = b.as<VectorReduce>();
+        return x->op == y->op && x->lanes == y->lanes && expr(x->value, y->value);
       }
       default: return false;
     }

@@ -59,8 +59,12 @@ bool is_byte_product(const Expr& e) {
 // reduction nested in another's source is lowered inside the outer one's loops.
 class ReductionLowering : public IRMutator {
  public:
-  ReductionLowering(std::string stage_name, std::set<std::string>& used, bool group_dot_products)
-      : stage_name_(std::move(stage_name)), used_(used), group_(group_dot_products) {}
+  ReductionLowering(std::string stage_name, std::set<std::string>& used, bool group_dot_products,
+                    int vector_lanes)
+      : stage_name_(std::move(stage_name)),
+        used_(used),
+        group_(group_dot_products),
+        vector_lanes_(vector_lanes) {}
 
   // Lowers `body`, appending the reductions it needs to `out` in post-order.
   Expr lower(const Expr& body, std::vector<PendingReduction>& out) {
@@ -95,9 +99,35 @@ class ReductionLowering : public IRMutator {
       source = group;
       axes.back() = {outer, last.extent / 4};
     }
-    Stmt loops = wrap_reductions(
-        inner,
-        Store::make(acc, {make_i32(0)}, Binary::make(reduce_combine_op(op->op), acc_value, source, s), s));
+    auto update = [&](const Expr& value) {
+      return Store::make(acc, {make_i32(0)}, Binary::make(reduce_combine_op(op->op), acc_value, value, s), s);
+    };
+    Stmt loops;
+    int64_t lanes = vector_lanes_;
+    if (lanes > 0 && inner.empty() && last.extent >= lanes) {
+      // The innermost axis in vectors (lower_reductions).
+      int64_t n = last.extent, rem = n % lanes;
+      VarRef ro = VarNode::make(fresh_name(last.var->name + "_o", used_), DataType::i32(), last.var->span);
+      VarRef rv = VarNode::make(fresh_name(last.var->name + "_v", used_), DataType::i32(), last.var->span);
+      Expr k = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, var_expr(ro), make_i32(lanes)),
+                            var_expr(rv));
+      Stmt body = For::make(rv, make_i32(0), make_i32(lanes), ForKind::Vectorized,
+                            update(substitute(source, {{last.var.get(), k}})), s);
+      loops = For::make(ro, make_i32(0), make_i32(n / lanes), ForKind::Serial, body, s);
+      if (rem) {
+        VarRef rt = VarNode::make(fresh_name(last.var->name + "_t", used_), DataType::i32(), last.var->span);
+        Expr at = Binary::make(BinaryOp::Add, make_i32(n - lanes), var_expr(rt));
+        Expr value = substitute(source, {{last.var.get(), at}});
+        if (op->op == ReduceOp::Sum)
+          value = Select::make(Binary::make(BinaryOp::GE, var_expr(rt), make_i32(lanes - rem)), value,
+                               make_value(op->dtype, reduce_init(op->op, op->dtype), s), s);
+        loops = Seq::make(
+            {loops, For::make(rt, make_i32(0), make_i32(lanes), ForKind::Vectorized, update(value), s)}, s);
+      }
+      axes.pop_back();
+    } else {
+      loops = wrap_reductions(inner, update(source));
+    }
     for (auto it = axes.rbegin(); it != axes.rend(); ++it)
       loops = For::make(it->var, make_i32(0), make_i32(it->extent), ForKind::Serial, loops, s);
     Stmt init = Store::make(acc, {make_i32(0)}, make_value(op->dtype, reduce_init(op->op, op->dtype), s), s);
@@ -109,6 +139,7 @@ class ReductionLowering : public IRMutator {
   std::string stage_name_;
   std::set<std::string>& used_;
   bool group_;
+  int vector_lanes_;
   std::vector<PendingReduction>* out_ = nullptr;
 };
 
@@ -137,8 +168,8 @@ Stmt wrap_reductions(const std::vector<PendingReduction>& pending, Stmt body) {
 }
 
 Expr lower_reductions(const Expr& body, const std::string& stage_name, std::set<std::string>& used,
-                      bool group_dot_products, std::vector<PendingReduction>& out) {
-  return ReductionLowering(stage_name, used, group_dot_products).lower(body, out);
+                      bool group_dot_products, std::vector<PendingReduction>& out, int vector_lanes) {
+  return ReductionLowering(stage_name, used, group_dot_products, vector_lanes).lower(body, out);
 }
 
 std::string fresh_name(const std::string& base, std::set<std::string>& used) {

@@ -85,8 +85,15 @@ struct PendingReduction {
 // `out`. With `group_dot_products`, an integer sum of byte products over an innermost axis
 // whose extent is a multiple of 4 adds four consecutive products per step (exact: wrapping
 // addition is associative), the form of HVX's 4-way dot products (vrmpy).
+//
+// With `vector_lanes` L > 0 (the automatic schedule's choice for a stage with one reduction
+// whose innermost axis is contiguous in its reads), that axis (extent N >= L) runs as N / L
+// iterations of a `vectorized` loop of L lanes, and, when L does not divide N, one more
+// vectorized loop over the last L elements with the lanes already counted masked to the
+// operator's identity (a sum's; a minimum or maximum counts them twice, which changes nothing).
+// The vectorizer then keeps the accumulator as a vector of partial results (Vectorize.cpp).
 Expr lower_reductions(const Expr& body, const std::string& stage_name, std::set<std::string>& used,
-                      bool group_dot_products, std::vector<PendingReduction>& out);
+                      bool group_dot_products, std::vector<PendingReduction>& out, int vector_lanes = 0);
 
 // Wraps `body` in the pending reductions: each allocation brackets its init, its loops and
 // everything after them, the first reduction outermost.

@@ -103,6 +103,10 @@ Module every_node_kind() {
                          bin(BinaryOp::Add, Cast::make(DataType::i32().with_lanes(4), Load::make(A, {ramp})),
                              Broadcast::make(i32(9), 4)));
   body.push_back(For::make(i, i32(0), i32(4), ForKind::Vectorized, vec));
+  // Vector reductions: to one lane, and to partial results.
+  Expr four = Cast::make(DataType::i32().with_lanes(4), Load::make(A, {Ramp::make(i32(0), i32(1), 4)}));
+  body.push_back(Store::make(C, {i32(0)}, VectorReduce::make(ReduceOp::Max, four, 1)));
+  body.push_back(Store::make(C, {Ramp::make(i32(2), i32(1), 2)}, VectorReduce::make(ReduceOp::Sum, four, 2)));
   // A reduction, abs, ~, and the shift / bitwise precedence cases.
   Expr red = Reduce::make(ReduceOp::Sum, Cast::make(DataType::i32(), Load::make(A, {v(k)})), {{k, 16}});
   Expr bits = bin(BinaryOp::BitOr, bin(BinaryOp::BitXor, v(i), bin(BinaryOp::BitAnd, v(i), i32(3))),
@@ -176,6 +180,8 @@ TEST(TirParser, RoundTripsEveryNodeKind) {
                         "-128i8",
                         "i32x4(A[ramp(i * 4, 1, 4)])",
                         "broadcast(9, 4)",
+                        "C[0] = vector_max(i32x4(A[ramp(0, 1, 4)]), 1)",
+                        "vector_sum(i32x4(A[ramp(0, 1, 4)]), 2)",
                         "sum(i32(A[k]), k: 16)",
                         "abs(~i)",
                         "} else {",
