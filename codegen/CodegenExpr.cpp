@@ -675,6 +675,189 @@ llvm::Value* FunctionCodegen::runs_load(const Load* op, llvm::Type* mty) {
   return pieces[0];
 }
 
+// A vector load of n registers (n a power of two, at least 2) whose lanes are a block
+// transpose of n dense register-wide rows: lane i reads base + the sum of w_b over the set bits
+// b of i (its offsets are linear in the bits of the lane number), and among the weights, one
+// each is 1, 2, 4, ..., up to half a register's lanes (the columns of a row); the other
+// log2(n) weights are the rows' offsets, any values. The rows are n dense loads; every lane bit
+// of a result register that a row bit must fill is one round of 2x2 block transposes of pairs
+// of registers (n / 2 of them; HVX: vshuff(Vu, Vv, Rt) with Rt the block's bytes), so a
+// u8 block of 16 rows of 128 bytes is 4 rounds of 8 vshuffs, not 2048 scalar loads. The
+// transposing stages of the automatic schedule (ScheduleOps.cpp) read their
+// input and their scratch block this way. Null when the load is not of that form, or when its
+// lanes are already in place (a plain load).
+llvm::Value* FunctionCodegen::transposing_load(const Load* op, llvm::Type* mty) {
+  int64_t width = target_.vector_bytes;
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(mty);
+  if (!width || !vt || op->indices.size() != 1 || op->indices[0].as<Ramp>() || !vt->getElementType()->isIntegerTy() ||
+      vt->getScalarSizeInBits() % 8)
+    return nullptr;
+  int64_t eb = vt->getScalarSizeInBits() / 8;
+  int64_t per = width / eb;
+  int lanes = op->dtype.lanes;
+  auto pow2 = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+  if (width % eb || !pow2(per) || per < 2 || !pow2(lanes) || lanes < 2 * per) return nullptr;
+  Expr base;
+  std::vector<int64_t> off;
+  if (!lane_offsets(op->indices[0], lanes, base, off)) return nullptr;
+  int nbits = 0, pbits = 0;
+  while ((int64_t(1) << nbits) < lanes) ++nbits;
+  while ((int64_t(1) << pbits) < per) ++pbits;
+  std::vector<int64_t> w(nbits);
+  for (int b = 0; b < nbits; ++b) w[b] = off[size_t(1) << b] - off[0];
+  for (int i = 0; i < lanes; ++i) {
+    int64_t expect = off[0];
+    for (int b = 0; b < nbits; ++b)
+      if (i >> b & 1) expect += w[b];
+    if (off[i] != expect) return nullptr;
+  }
+  // Coordinates: 0 .. pbits - 1 the column bits of a row (a source lane bit), pbits + k the
+  // k-th row bit (a source register bit). coord[b]: the coordinate lane bit b reads.
+  std::vector<int> coord(nbits, -1), row_bits;
+  std::vector<bool> column_seen(pbits, false);
+  for (int b = 0; b < nbits; ++b) {
+    if (pow2(w[b]) && w[b] < per) {
+      int q = 0;
+      while ((int64_t(1) << q) < w[b]) ++q;
+      if (column_seen[q]) return nullptr;  // two lane bits one column apart: lanes repeat
+      column_seen[q] = true;
+      coord[b] = q;
+    } else {
+      coord[b] = pbits + static_cast<int>(row_bits.size());
+      row_bits.push_back(b);
+    }
+  }
+  for (bool seen : column_seen)
+    if (!seen) return nullptr;
+  // A row weight that is also a column's would make rows overlap; a weight of 0 repeats lanes.
+  for (int b : row_bits)
+    if (w[b] == 0) return nullptr;
+  // Each lane bit of a result register keeps its column or takes a row bit: one round each.
+  // (A column that moves to another lane bit, as in an interleave of rows, would cost two
+  // rounds per bit: interleaved_load's rounds of vshuff do those better.)
+  bool in_place = true;
+  for (int t = 0; t < pbits; ++t) {
+    if (coord[t] != t && coord[t] < pbits) return nullptr;
+    in_place &= coord[t] == t;
+  }
+  if (in_place) return nullptr;
+  int nrows = 1 << row_bits.size();
+  DataType t = base.dtype();
+  std::vector<llvm::Value*> regs;
+  for (int s = 0; s < nrows; ++s) {
+    int64_t at = off[0];
+    for (size_t k = 0; k < row_bits.size(); ++k)
+      if (s >> k & 1) at += w[row_bits[k]];
+    Expr start = at ? Binary::make(BinaryOp::Add, base, make_const(t, at)) : base;
+    regs.push_back(eval(Load::make(op->buffer, {Ramp::make(start, make_const(t, 1), static_cast<int>(per))})));
+  }
+  // Where each coordinate is now: at_lane[p] the coordinate in lane bit p, at_reg[k] the one
+  // in register bit k.
+  std::vector<int> at_lane(pbits), at_reg(row_bits.size());
+  for (int p = 0; p < pbits; ++p) at_lane[p] = p;
+  for (size_t k = 0; k < row_bits.size(); ++k) at_reg[k] = pbits + static_cast<int>(k);
+  auto swap = [&](int p, size_t k) {  // lane bit p <-> register bit k: one round
+    for (int s = 0; s < nrows; ++s) {
+      if (s >> k & 1) continue;
+      llvm::Value *x = regs[s], *y = regs[s | (1 << k)], *lo = nullptr, *hi = nullptr;
+      if (!hooks_->transpose_blocks(b_, x, y, static_cast<unsigned>(eb << p), lo, hi)) {
+        std::vector<int> mlo, mhi;
+        for (int l = 0; l < per; ++l) {
+          bool odd = l >> p & 1;
+          mlo.push_back(odd ? static_cast<int>(per + (l ^ (1 << p))) : l);
+          mhi.push_back(odd ? static_cast<int>(per + l) : l | (1 << p));
+        }
+        lo = b_.CreateShuffleVector(x, y, mlo);
+        hi = b_.CreateShuffleVector(x, y, mhi);
+      }
+      regs[s] = lo;
+      regs[s | (1 << k)] = hi;
+    }
+    std::swap(at_lane[p], at_reg[k]);
+  };
+  for (int p = 0; p < pbits; ++p) {
+    int want = coord[p];
+    if (at_lane[p] == want) continue;
+    auto in_reg = std::find(at_reg.begin(), at_reg.end(), want);
+    DSPC_CHECK(in_reg != at_reg.end(), "a row bit a lane bit takes is a register bit");
+    swap(p, static_cast<size_t>(in_reg - at_reg.begin()));
+  }
+  // Result register d: its bits are lane bits pbits.. of the load, each a coordinate now in a
+  // register bit.
+  std::vector<llvm::Value*> out;
+  for (int d = 0; d < nrows; ++d) {
+    int s = 0;
+    for (int b = pbits; b < nbits; ++b) {
+      if (!(d >> (b - pbits) & 1)) continue;
+      auto k = std::find(at_reg.begin(), at_reg.end(), coord[b]);
+      DSPC_CHECK(k != at_reg.end(), "a result register bit is in a register bit after the rounds");
+      s |= 1 << (k - at_reg.begin());
+    }
+    out.push_back(regs[s]);
+  }
+  return llvm::concatenateVectors(b_, out);
+}
+
+// A vector store whose lanes are runs of consecutive elements, each the same power of two long
+// and at least 16 bytes (a transposing stage's store of several output rows at once): one
+// dense store per run. False when the store is not of that form.
+bool FunctionCodegen::runs_store(const Store* op) {
+  DataType vt = op->value.dtype();
+  if (op->indices.size() != 1 || op->indices[0].as<Ramp>() || vt.is_bool() || !vt.is_vector()) return false;
+  int lanes = vt.lanes;
+  int64_t eb = vt.bytes();
+  Expr base;
+  std::vector<int64_t> off;
+  if (!lane_offsets(op->indices[0], lanes, base, off)) return false;
+  int n = 1;
+  while (n < lanes && off[n] == off[0] + n) ++n;
+  if ((n & (n - 1)) != 0 || n * eb < 16 || lanes % n || n == lanes) return false;
+  for (int i = 0; i < lanes; ++i)
+    if (off[i] != off[i - i % n] + i % n) return false;
+  llvm::Value* v = eval(op->value);
+  DataType t = base.dtype();
+  for (int first = 0; first < lanes; first += n) {
+    std::vector<int> mask;
+    for (int i = 0; i < n; ++i) mask.push_back(first + i);
+    llvm::Value* piece = b_.CreateShuffleVector(v, mask);
+    Expr at = off[first] ? Binary::make(BinaryOp::Add, base, make_const(t, off[first])) : base;
+    Access a = address(op->buffer, {Ramp::make(at, make_const(t, 1), n)});
+    llvm::StoreInst* st = b_.CreateAlignedStore(piece, a.ptr, a.align);
+    if (op->buffer->scope == StorageScope::Vtcm && n * eb < target_.vector_bytes) st->setVolatile(true);
+  }
+  return true;
+}
+
+// A vector load whose lanes are runs of one element each, the runs the same power of two long
+// and at least 16 bytes (a transposing stage's read of C[y] while its lanes cover several
+// output rows y): one scalar load and a broadcast per run, not a lane-by-lane gather. Null
+// when the load is not of that form.
+llvm::Value* FunctionCodegen::splat_runs_load(const Load* op) {
+  int lanes = op->dtype.lanes;
+  int64_t eb = op->dtype.bytes();
+  if (op->indices.size() != 1 || op->dtype.is_bool() || lanes < 4 || op->indices[0].as<Broadcast>()) return nullptr;
+  Expr base;
+  std::vector<int64_t> off;
+  if (!lane_offsets(op->indices[0], lanes, base, off)) return nullptr;
+  int n = 1;
+  while (n < lanes && off[n] == off[0]) ++n;
+  if ((n & (n - 1)) != 0 || n * eb < 16 || n == lanes || lanes % n) return nullptr;
+  for (int i = 0; i < lanes; ++i)
+    if (off[i] != off[i - i % n]) return nullptr;
+  DataType t = base.dtype();
+  std::vector<llvm::Value*> pieces;
+  for (int first = 0; first < lanes; first += n) {
+    Expr at = off[first] ? Binary::make(BinaryOp::Add, base, make_const(t, off[first])) : base;
+    pieces.push_back(eval(Broadcast::make(Load::make(op->buffer, {at}), n)));
+  }
+  while (pieces.size() > 1) {
+    std::vector<llvm::Value*> next;
+    for (size_t p = 0; p + 1 < pieces.size(); p += 2) next.push_back(llvm::concatenateVectors(b_, {pieces[p], pieces[p + 1]}));
+    pieces = std::move(next);
+  }
+  return pieces[0];
+}
+
 llvm::Value* FunctionCodegen::eval_load(const Load* op) {
   if (op->indices.size() == 1 && op->dtype.is_vector()) {
     Expr dense = dense_index(op->indices[0]);
@@ -684,11 +867,15 @@ llvm::Value* FunctionCodegen::eval_load(const Load* op) {
   if (!op->dtype.is_bool())
     if (llvm::Value* v = realigned_load(op, mty)) return v;
   if (!op->dtype.is_bool() && op->dtype.is_vector())
+    if (llvm::Value* v = transposing_load(op, mty)) return v;
+  if (!op->dtype.is_bool() && op->dtype.is_vector())
     if (llvm::Value* v = interleaved_load(op, mty)) return v;
   if (!op->dtype.is_bool() && op->dtype.is_vector())
     if (llvm::Value* v = window_load(op, mty)) return v;
   if (!op->dtype.is_bool() && op->dtype.is_vector())
     if (llvm::Value* v = runs_load(op, mty)) return v;
+  if (!op->dtype.is_bool() && op->dtype.is_vector())
+    if (llvm::Value* v = splat_runs_load(op)) return v;
   Access a = address(op->buffer, op->indices);
   llvm::Value* v = nullptr;
   if (a.is_gather && target_.arch == Arch::hexagon) {

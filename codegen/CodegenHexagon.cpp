@@ -186,6 +186,24 @@ class HexagonHooks : public TargetHooks {
     b.CreateIntrinsic(llvm::Intrinsic::hexagon_Y5_l2fetch, {}, {at, desc});
     return true;
   }
+
+  // vshuff(Vy, Vx, Rt) with Rt = bytes, a power of two (vtrans2x2): one instruction for the
+  // pair, where LLVM 19 selects two valigns and two vmuxes for the generic shuffles of some
+  // block sizes (4 to 32 bytes).
+  bool transpose_blocks(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, unsigned bytes, llvm::Value*& lo,
+                        llvm::Value*& hi) override {
+    llvm::Type* t = x->getType();
+    auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);  // one register of the 128-byte mode
+    uint64_t bits = words->getPrimitiveSizeInBits();
+    if (!t->isVectorTy() || t->getPrimitiveSizeInBits() != bits || bytes == 0 || bytes * 8 >= bits ||
+        (bytes & (bytes - 1)) != 0)
+      return false;
+    llvm::Value* pair = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_vshuffvdd_128B, {},
+                                          {b.CreateBitCast(y, words), b.CreateBitCast(x, words), b.getInt32(bytes)});
+    lo = b.CreateBitCast(b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_lo_128B, {}, {pair}), t);
+    hi = b.CreateBitCast(b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_hi_128B, {}, {pair}), t);
+    return true;
+  }
 };
 
 }  // namespace

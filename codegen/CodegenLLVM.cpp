@@ -286,6 +286,7 @@ void FunctionCodegen::emit_store(const Store* op) {
       emit_store(Store::make(op->buffer, {dense}, op->value, op->span).as<Store>());
       return;
     }
+    if (runs_store(op)) return;
   }
   llvm::Value* v = eval(op->value);
   if (op->value.dtype().is_bool()) v = b_.CreateZExt(v, memory_type(ctx_, op->value.dtype()));

@@ -64,6 +64,14 @@ class TargetHooks {
   // v (one vector register) with its lanes rotated down by `lanes` (lane i gets lane
   // i + lanes, wrapping round), or null for the generic shuffle.
   virtual llvm::Value* rotate_down(llvm::IRBuilder<>& b, llvm::Value* v, unsigned lanes) { return nullptr; }
+  // The 2x2 transpose of `bytes`-byte blocks of two vectors x and y of one register each: lo
+  // takes x's even blocks and y's even blocks, alternately (x's first); hi takes their odd
+  // blocks the same way. False when the target has no such instruction (codegen then writes
+  // the two shuffles).
+  virtual bool transpose_blocks(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y, unsigned bytes,
+                                llvm::Value*& lo, llvm::Value*& hi) {
+    return false;
+  }
 };
 
 // The hooks of `target`.
@@ -123,6 +131,9 @@ class FunctionCodegen {
   llvm::Value* interleaved_load(const Load* op, llvm::Type* mty);
   llvm::Value* window_load(const Load* op, llvm::Type* mty);
   llvm::Value* runs_load(const Load* op, llvm::Type* mty);
+  llvm::Value* transposing_load(const Load* op, llvm::Type* mty);
+  llvm::Value* splat_runs_load(const Load* op);
+  bool runs_store(const Store* op);
   Expr dense_index(const Expr& idx) const;
   bool lane_offsets(const Expr& e, int lanes, Expr& base, std::vector<int64_t>& off) const;
   // The piece size when a load of type t is split into register-wide loads (0: not split).

@@ -699,7 +699,7 @@ class LoopVectorizer : public IRMutator {
     return true;
   }
 
-  static constexpr int64_t kMaxLanes = 1024;
+  static constexpr int64_t kMaxLanes = 2048;  // a transposing stage's 16 u8 registers
   static constexpr int64_t kMaxUnrolledLanes = 16;  // longer scalar remainders stay loops
   bool hexagon_;
   int64_t vector_bytes_;  // one vector register of the target (HVX: the 128-byte mode)
