@@ -630,6 +630,11 @@ TransposedRead transposed_read(const Stage& stage, const Target& target) {
     tr.why_not = "a reduction";
     return tr;
   }
+  for (const auto& p : stage.schedule)
+    if (p.kind == ScheduleKind::Prefetch) {
+      tr.why_not = "a prefetch hint (the blocked loops have no loop of its variable to hint in)";
+      return tr;
+    }
   DataType et = tr.load.as<Load>()->buffer->dtype;
   if (!et.is_integer()) {
     tr.why_not = "its elements are not integers (dspc's vector shuffles move integer lanes)";
