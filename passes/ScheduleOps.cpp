@@ -98,8 +98,8 @@ class Inliner : public IRMutator {
 
 // ---------------------------------------------------------------- the automatic schedule
 
-// The vector width of a stage: a full vector of the narrowest type it reads or writes.
-int auto_lanes(const Stage& stage, const Target& target) {
+// The bytes of the narrowest of `bytes` and the element types `e` loads.
+int narrowest_bytes(const Expr& e, int bytes) {
   struct Narrowest : IRVisitor {
     int bytes;
     void visit_Load(const Load* op) override {
@@ -107,9 +107,14 @@ int auto_lanes(const Stage& stage, const Target& target) {
       IRVisitor::visit_Load(op);
     }
   } n;
-  n.bytes = stage.out->dtype.bytes();
-  n.visit(stage.body);
-  int lanes = target.vector_bytes / std::max(n.bytes, 1);
+  n.bytes = bytes;
+  n.visit(e);
+  return std::max(n.bytes, 1);
+}
+
+// The vector width of a stage: a full vector of the narrowest type it reads or writes.
+int auto_lanes(const Stage& stage, const Target& target) {
+  int lanes = target.vector_bytes / narrowest_bytes(stage.body, stage.out->dtype.bytes());
   // An innermost extent below that (a conv2d's 64 output channels of i32 from u8 reads): the
   // widest power of two within the extent that still fills a whole vector of the stage's own
   // type, rather than no vectors at all.
@@ -253,16 +258,7 @@ int reduce_axis_lanes(const Stage& stage, const Target& target, std::string* why
     return no(
         kn +
         " is not contiguous in what it reads (a read with another stride along it, a clamp or a gather)");
-  struct Narrowest : IRVisitor {
-    int bytes;
-    void visit_Load(const Load* op) override {
-      bytes = std::min(bytes, op->buffer->dtype.bytes());
-      IRVisitor::visit_Load(op);
-    }
-  } n;
-  n.bytes = r->dtype.bytes();
-  n.visit(r->source);
-  int reduce_lanes = static_cast<int>(target.vector_bytes / std::max(n.bytes, 1));
+  int reduce_lanes = static_cast<int>(target.vector_bytes / narrowest_bytes(r->source, r->dtype.bytes()));
   if (k.extent < reduce_lanes)
     return no(kn + "'s extent " + std::to_string(k.extent) + " is below one vector (" +
               std::to_string(reduce_lanes) + " lanes)");
