@@ -17,6 +17,22 @@ Each case is one function (tools/difftest.py --print shows it) with:
   - a random schedule: none (the automatic one) or per stage some of split, tile, reorder,
     vectorize, unroll, parallel, compute_at (and store_at at its loop), compute_inline, set_scope("local.vtcm"),
     cache_read, cache_write, storage_align and prefetch, combined as the README allows.
+About a quarter of the cases (KIND_SHARE, drawn from the stream "SEED:K:kind") are instead of one
+of the fixed kinds (KINDS, class KindMaker), each with random dtypes and sizes that make the
+automatic schedule vectorize it, and mostly no schedule (a fifth get a random one as above):
+  - reduce: sum/min/max along the contiguous axis, lengths 1 to 1100 (128 dividing them or not,
+    from an offset or not), widened or not, of one or two inputs (products, |a - b|, squares),
+    over one or two axes, 1-D or 2-D results; and sums across rows;
+  - dot: i8 x i8, u8 x i8, i8 x u8, u8 x u8, i16 x i16, ... products summed into i32 (or u32,
+    i64, i16): dot products of rows, matrix-vector, A times B transposed, matrix products, filters;
+  - transpose: O[i, j] = I[j, i] of an input or of a stage, alone, cast or in an expression;
+  - strided: stride-2/3/4 reads (decimation, several taps widened and narrowed), 1-D and 2-D;
+  - interleave: stride-2/3/4 writes (planes into a channel axis or into x % s), planes out of
+    a channel axis or a stride, nearest-neighbour upscaling;
+  - widths: every integer width widened, narrowed, averaged, high half of products, saturated.
+`--only-kinds reduce,dot` runs those kinds only; `--kinds` generates the cases without running
+them, counts the kinds and their features (tags) and checks that each appears (ctest
+difftest/kinds). The other cases are the same programs as before the kinds existed.
 It runs `dspc run FILE --random-inputs --seed=K --check --json` for each target. A case FAILS
 when dspc crashes or reports an internal error, or when --check finds a difference (a
 miscompile). A located compile error on a generated program counts as "rejected" (the
@@ -72,8 +88,9 @@ class Tensor:
 
 
 class Stage:
-    def __init__(self, name, dtype, shape, expr, is_result):
+    def __init__(self, name, dtype, shape, expr, is_result, vars=None):
         self.name, self.dtype, self.shape, self.expr, self.is_result = name, dtype, shape, expr, is_result
+        self.vars = vars  # its index variables, if not the default ones (Case.vars)
 
     def reads(self, name):
         return re.search(r"\b" + re.escape(name) + r"\[", self.expr) is not None
@@ -159,8 +176,19 @@ class Gen:
 
 class Case:
     def __init__(self, seed, k):
-        self.rng = random.Random(f"{seed}:{k}")
         self.k = k
+        self.inputs, self.stages, self.tags = [], [], set()
+        pick = random.Random(f"{seed}:{k}:kind")
+        if pick.random() < KIND_SHARE:
+            self.kind = pick.choices(KINDS, KIND_WEIGHTS)[0]
+            self.rng = random.Random(f"{seed}:{k}:{self.kind}")
+            getattr(KindMaker(self), self.kind)()
+            self.schedule = self.make_schedule() if self.rng.random() < 0.2 else []
+            if self.schedule:
+                self.tags.add(self.kind + "-scheduled")
+            return
+        self.kind = "random"
+        self.rng = random.Random(f"{seed}:{k}")
         rng = self.rng
         rank = rng.choice([1, 2, 2])
         def shape():
@@ -185,6 +213,8 @@ class Case:
         self.schedule = self.make_schedule() if rng.random() < 0.85 else []
 
     def vars(self, st):
+        if st.vars:
+            return st.vars
         return ["y", "x"] if len(st.shape) == 2 else ["x"]
 
     def make_schedule(self):
@@ -260,6 +290,283 @@ class Case:
         if schedule:
             out += "  schedule {\n" + "".join(f"    {l}\n" for l in schedule) + "  }\n"
         return out + "}\n"
+
+
+# The kinds of cases besides the random ones ("random", above): each a fixed form with random
+# dtypes and sizes, sized so that the automatic schedule vectorizes it (reduction lengths up to
+# ~1100, 128 dividing them or not; innermost extents of a vector or more, or not). A case is of
+# one of them with probability KIND_SHARE, drawn from its own stream (so the random cases are
+# the same programs as before these kinds existed).
+KIND_SHARE = 0.25
+KINDS = ["reduce", "dot", "transpose", "strided", "interleave", "widths"]
+KIND_WEIGHTS = [3, 2, 1, 1, 1, 1]
+RED_LENGTHS = [1, 2, 3, 7, 31, 64, 100, 127, 128, 129, 130, 200, 255, 256, 257, 300, 383, 384,
+               500, 511, 512, 513, 640, 700, 768, 1000, 1023, 1024, 1025, 1100]
+VEC_EXTENTS = [1, 3, 7, 31, 63, 64, 65, 100, 127, 128, 129, 130, 200, 255, 256, 257, 300, 384, 513]
+ROWS = [1, 2, 3, 4, 5, 7, 8]
+WIDER = {"i8": ["i16", "i32", "i64"], "u8": ["u16", "u32", "i16", "i32", "u64"],
+         "i16": ["i32", "i64"], "u16": ["u32", "i32", "u64"], "i32": ["i64"], "u32": ["u64", "i64"],
+         "i64": [], "u64": []}
+
+
+def red_length(rng):
+    return rng.choice(RED_LENGTHS) if rng.random() < 0.7 else rng.randint(1, 1100)
+
+
+class KindMaker:
+    """Builds one case of a kind: inputs, stages and tags (the features it exercises, which the
+    --kinds check looks for)."""
+
+    def __init__(self, case):
+        self.case, self.rng = case, case.rng
+
+    def inp(self, dtype, shape):
+        t = Tensor("ABDFGH"[len(self.case.inputs)], dtype, list(shape), True)
+        self.case.inputs.append(t)
+        return t
+
+    def result(self, name, dtype, shape, expr, vars=None):
+        self.case.stages.append(Stage(name, dtype, list(shape), expr, True, vars))
+
+    def stage(self, name, dtype, shape, expr, vars=None):
+        self.case.stages.append(Stage(name, dtype, list(shape), expr, False, vars))
+
+    def tag(self, *tags):
+        self.case.tags.update(tags)
+
+    # Reductions along the contiguous axis (and, less often, across rows).
+    def reduce(self):
+        rng = self.rng
+        n = red_length(rng)
+        self.tag("reduce", "reduce-len-" + ("1" if n == 1 else "mult128" if n % 128 == 0 else "nondiv128"))
+        if n > 1024:
+            self.tag("reduce-len-over1024")
+        rows = rng.choice(ROWS)
+        t = rng.choice(["u8", "i8", "u8", "i8", "i16", "u16"] + INTS + ["f32"])
+        op = rng.choice(["sum", "sum", "sum", "min", "max"])
+        if op == "sum" and t in INTS and WIDER[t] and rng.random() < 0.7:
+            acc = rng.choice(WIDER[t])
+        elif op != "sum" and t in INTS and WIDER[t] and rng.random() < 0.3:
+            acc = rng.choice(WIDER[t])
+        else:
+            acc = t
+        self.tag(f"reduce-{op}", f"reduce-{t}-to-{acc}")
+        off = rng.choice([0, 0, 0, 1, 3, 64])
+        kk = f"k + {off}" if off else "k"
+        form = rng.random()
+        if form < 0.15:  # across rows: the outputs' own axis is the contiguous one
+            a = self.inp(t, [n, rows * 37 if rng.random() < 0.5 else rng.choice(VEC_EXTENTS)])
+            self.result("C", acc, [a.shape[1]], f"{op}({self.conv(acc, f'A[r, x]', t)}, r: {n})")
+            self.tag("reduce-columns")
+            return
+        three = rng.random() < 0.2
+        if three:  # a 2-D result, or two reduction axes
+            z = rng.choice([1, 2, 3])
+            a = self.inp(t, [z, rows, n + off])
+            if rng.random() < 0.5:
+                idx, res_shape, axes, vs = f"y, x, {kk}", [z, rows], f"k: {n}", None
+            else:
+                idx, res_shape, axes, vs = f"x, s, {kk}", [z], f"s: {rows}, k: {n}", None
+                self.tag("reduce-two-axes")
+        else:
+            a = self.inp(t, [rows, n + off])
+            idx, res_shape, axes, vs = f"x, {kk}", [rows], f"k: {n}", None
+        src = "A"
+        if rng.random() < 0.15:  # the reduction reads a stage, not an input
+            vs_u = ["z", "y", "x"] if len(a.shape) == 3 else ["y", "x"]
+            ix = ", ".join(vs_u)
+            e = f"(A[{ix}] {rng.choice(['+', '^', '*'])} {lit(rng, t)})" if t in INTS else f"(A[{ix}] * {lit(rng, t)})"
+            self.stage("U", t, a.shape, e, vs_u)
+            src = "U"
+            self.tag("reduce-of-stage")
+        load = lambda nm: f"{nm}[{idx}]"
+        body = self.conv(acc, load(src), t)
+        r = rng.random()
+        if r < 0.25 and t in INTS:
+            off_b = rng.choice([off, off, 0, 1, 2, 5])  # B read from another offset, or the same
+            self.inp(t, a.shape[:-1] + [n + off_b])
+            load_b = f"B[{idx.replace(kk, f'k + {off_b}' if off_b else 'k')}]"
+            if off_b != off:
+                self.tag("reduce-two-offsets")
+            if op == "sum" and acc[0] == "i" and t[0] == "u":
+                body = f"abs({self.conv(acc, load(src), t)} - {self.conv(acc, load_b, t)})"
+                self.tag("reduce-absdiff")
+            else:
+                body = f"({body} {rng.choice(['+', '-', '*'])} {self.conv(acc, load_b, t)})"
+        elif r < 0.4:
+            body = f"({body} * {body})"
+            self.tag("reduce-square")
+        elif r < 0.5:
+            body = f"({body} + {lit(rng, acc)})"
+        elif r < 0.6 and acc in INTS:
+            body = f"select({load(src)} > {lit(rng, t)}, {body}, {lit(rng, acc)})"
+        if rng.random() < 0.2 and len(res_shape) == 1:  # a further stage reads the reduction
+            self.stage("T", acc, res_shape, f"{op}({body}, {axes})", ["x"])
+            self.result("C", acc, res_shape, f"(T[x] {rng.choice(['+', '^'] if acc in INTS else ['+'])} {lit(rng, acc)})")
+        else:
+            self.result("C", acc, res_shape, f"{op}({body}, {axes})", vs)
+
+    @staticmethod
+    def conv(to, e, frm):
+        return e if to == frm else f"{to}({e})"
+
+    # Products of narrow integers summed into a wider one: dot products of rows, matrix-vector,
+    # A times B transposed, matrix products and short filters.
+    def dot(self):
+        rng = self.rng
+        ta, tb = rng.choice([("i8", "i8"), ("u8", "i8"), ("i8", "u8"), ("u8", "u8"), ("i16", "i16"),
+                             ("u16", "u16"), ("i16", "i8"), ("u8", "u16")])
+        acc = rng.choice(["i32", "i32", "i32", "u32", "i64", "i16"])
+        self.tag("dot", f"dot-{ta}x{tb}")
+        n = red_length(rng)
+        prod = f"{acc}(A[{{a}}]) * {acc}(B[{{b}}])"
+        form = rng.choice(["rows", "gemv", "abt", "matmul", "fir"])
+        self.tag(f"dot-{form}")
+        if form == "rows":
+            rows = rng.choice(ROWS)
+            self.inp(ta, [rows, n]); self.inp(tb, [rows, n])
+            self.result("C", acc, [rows], f"sum({prod.format(a='x, k', b='x, k')}, k: {n})")
+        elif form == "gemv":
+            rows = rng.choice(ROWS + [16, 33])
+            self.inp(ta, [rows, n]); self.inp(tb, [n])
+            self.result("C", acc, [rows], f"sum({prod.format(a='x, k', b='k')}, k: {n})")
+        elif form == "abt":
+            i, j = rng.choice([1, 2, 3, 4, 8]), rng.choice([1, 3, 4, 16])
+            self.inp(ta, [i, n]); self.inp(tb, [j, n])
+            self.result("C", acc, [i, j], f"sum({prod.format(a='y, k', b='x, k')}, k: {n})")
+        elif form == "matmul":
+            n = rng.choice([1, 3, 16, 64, 100, 192])
+            m, cols = rng.choice([1, 2, 4, 8]), rng.choice(VEC_EXTENTS)
+            self.inp(ta, [m, n]); self.inp(tb, [n, cols])
+            self.result("C", acc, [m, cols], f"sum({prod.format(a='y, k', b='k, x')}, k: {n})")
+        else:
+            taps = rng.choice([2, 3, 4, 5, 8, 16, 31])
+            rows, cols = rng.choice(ROWS), rng.choice(VEC_EXTENTS)
+            self.inp(ta, [rows, cols + taps - 1]); self.inp(tb, [taps])
+            self.result("C", acc, [rows, cols], f"sum({prod.format(a='y, x + k', b='k')}, k: {taps})")
+
+    # O[i, j] = I[j, i]: of an input or of an earlier stage, alone or in an expression.
+    def transpose(self):
+        rng = self.rng
+        t = rng.choice(INTS + INTS + FLOATS)
+        sizes = [1, 2, 3, 7, 13, 31, 32, 64, 100, 127, 128, 129, 130, 256, 257]
+        m, n = rng.choice(sizes), rng.choice(sizes)
+        if rng.random() < 0.3:
+            m, n = rng.choice([64, 128, 256]), rng.choice([64, 128, 256])
+        while m * n > 40000:
+            m, n = rng.choice(sizes), rng.choice(sizes)
+        self.tag("transpose", f"transpose-{t}", "transpose-" + ("vec" if m % 128 == 0 and n % 128 == 0 else "novec"))
+        self.inp(t, [n, m])
+        r = rng.random()
+        if r < 0.5:
+            self.result("C", t, [m, n], "A[x, y]")
+        elif r < 0.7:
+            self.inp(t, [m, n])
+            self.result("C", t, [m, n], f"(A[x, y] {rng.choice(['+', '^', '-'])} B[y, x])" if t in INTS
+                        else "(A[x, y] + B[y, x])")
+        elif r < 0.85:
+            to = rng.choice(INTS + FLOATS)
+            self.result("C", to, [m, n], self.conv(to, "A[x, y]", t))
+            self.tag("transpose-cast")
+        else:  # a transposing intermediate stage, then a reader of it
+            self.stage("T", t, [m, n], "A[x, y]")
+            self.result("C", t, [m, n], f"(T[y, x] + {lit(rng, t)})")
+            self.tag("transpose-stage")
+
+    # Stride-2/3/4 reads: decimation, downscaling with several taps, in 1-D and 2-D.
+    def strided(self):
+        rng = self.rng
+        s = rng.choice([2, 3, 4])
+        t = rng.choice(INTS + INTS + FLOATS)
+        self.tag("strided", f"stride-{s}")
+        rank = rng.choice([1, 2])
+        n = rng.choice(VEC_EXTENTS)
+        rows = rng.choice(ROWS)
+        extra = rng.choice([0, 0, 1, 2, 5])
+        taps = sorted(rng.sample(range(s), rng.randint(1, s)))
+        wide = rng.choice(WIDER[t]) if t in INTS and WIDER[t] and rng.random() < 0.6 else t
+        if rank == 1:
+            self.inp(t, [s * n + extra])
+            loads = [f"A[{s} * x + {c}]" if c else f"A[{s} * x]" for c in taps]
+            shape = [n]
+        else:
+            two_d = rng.random() < 0.4
+            self.inp(t, [s * rows if two_d else rows, s * n + extra])
+            ys = [f"{s} * y + {rng.randrange(s)}" if two_d else "y" for _ in taps]
+            loads = [f"A[{yy}, {s} * x + {c}]" for yy, c in zip(ys, taps)]
+            shape = [rows, n]
+        e = " + ".join(self.conv(wide, l, t) for l in loads)
+        if len(loads) > 1 and wide != t:
+            e = self.conv(t, f"(({e}) / {lit(rng, wide)})" if rng.random() < 0.3 else f"(({e}) >> 1)", wide) \
+                if t in INTS else e
+            self.result("C", t, shape, e)
+        else:
+            self.result("C", wide, shape, e if len(loads) == 1 else f"({e})")
+
+    # Stride-2/3/4 writes: interleaving planes (a channel axis, or x % s), deinterleaving them,
+    # and nearest-neighbour upscaling.
+    def interleave(self):
+        rng = self.rng
+        s = rng.choice([2, 3, 4])
+        t = rng.choice(INTS + INTS + FLOATS)
+        rows, n = rng.choice(ROWS), rng.choice(VEC_EXTENTS)
+        form = rng.choice(["planes", "planes-x", "deplanes", "upscale"])
+        self.tag("interleave", f"interleave-{form}", f"interleave-{s}")
+        if form == "planes":  # O[y, x, c] = plane c's pixel
+            for _ in range(s):
+                self.inp(t, [rows, n])
+            e = "ABDF"[s - 1] + "[y, x]"
+            for c in reversed(range(s - 1)):
+                e = f"select(c == {c}, {'ABDF'[c]}[y, x], {e})"
+            self.result("C", t, [rows, n, s], e, ["y", "x", "c"])
+        elif form == "planes-x":  # O[x] = plane (x % s)'s element x / s
+            for _ in range(s):
+                self.inp(t, [n])
+            e = "ABDF"[s - 1] + f"[x / {s}]"
+            for c in reversed(range(s - 1)):
+                e = f"select(x % {s} == {c}, {'ABDF'[c]}[x / {s}], {e})"
+            self.result("C", t, [s * n], e)
+        elif form == "deplanes":  # one result per plane
+            three = rng.random() < 0.5
+            self.inp(t, [rows, n, s] if three else [rows, s * n])
+            for c in range(min(s, 2)):
+                self.result("CE"[c], t, [rows, n], f"A[y, x, {c}]" if three else f"A[y, {s} * x + {c}]")
+        else:  # O[y, x] = I[y / s, x / s]
+            sy = rng.choice([1, s])
+            self.inp(t, [rows, n])
+            self.result("C", t, [rows * sy, n * s], f"A[y / {sy}, x / {s}]" if sy > 1 else f"A[y, x / {s}]")
+
+    # Every integer width: widening and narrowing arithmetic, rounding averages, high halves of
+    # products, saturating narrowing, on vector-sized rows and others.
+    def widths(self):
+        rng = self.rng
+        t = rng.choice(INTS)
+        rows, n = rng.choice(ROWS), rng.choice(VEC_EXTENTS)
+        shape = [rows, n] if rng.random() < 0.7 else [n]
+        idx = "y, x" if len(shape) == 2 else "x"
+        self.inp(t, shape); self.inp(t, shape)
+        wide = rng.choice(WIDER[t]) if WIDER[t] else None
+        bits_t = bits(t)
+        form = rng.choice(["widen", "narrow", "avg", "mulhi", "sat", "shift"] if wide else ["narrow", "shift"])
+        self.tag("widths", f"width-{t}", f"width-{form}")
+        a, b = f"A[{idx}]", f"B[{idx}]"
+        if form == "widen":
+            op = rng.choice(["+", "-", "*"])
+            self.result("C", wide, shape, f"({wide}({a}) {op} {wide}({b}))")
+        elif form == "narrow":
+            to = rng.choice([u for u in INTS if bits(u) < bits_t] or INTS)
+            self.result("C", to, shape, f"{to}(({a} {rng.choice(['+', '*', '>>', '^'])} {b}))")
+        elif form == "avg":
+            self.result("C", t, shape, f"{t}(({wide}({a}) + {wide}({b}) + 1) >> 1)")
+        elif form == "mulhi":
+            self.result("C", t, shape, f"{t}(({wide}({a}) * {wide}({b})) >> {bits_t - (1 if t[0] == 'i' else 0)})")
+        elif form == "sat":
+            lo = -(1 << (bits_t - 1)) if t[0] == "i" else 0
+            hi = (1 << (bits_t - 1)) - 1 if t[0] == "i" else (1 << bits_t) - 1
+            lo_s = f"({lo}{wide})" if lo < 0 else f"{lo}{wide}"
+            self.result("C", t, shape, f"{t}(clamp({wide}({a}) {rng.choice(['+', '-', '*'])} {wide}({b}), {lo_s}, {hi}{wide}))")
+        else:
+            self.result("C", t, shape, f"(({a} {rng.choice(['<<', '>>'])} {rng.choice([1, 3, bits_t - 1])}{t}) {rng.choice(['+', '|'])} {b})")
 
 
 def run_one(dspc, text, target, seed, timeout):
@@ -339,13 +646,55 @@ def shrink(args, case, target, kind):
                 trial_expr = f"{st.dtype}({simple})"
                 if trial_expr == st.expr or len(trial_expr) >= len(st.expr):
                     continue
-                trial = stages[:i] + [Stage(st.name, st.dtype, st.shape, trial_expr, st.is_result)] + stages[i + 1:]
+                trial = stages[:i] + [Stage(st.name, st.dtype, st.shape, trial_expr, st.is_result, st.vars)] + stages[i + 1:]
                 if fails(schedule, trial):
                     stages, changed = trial, True
                     break
             if changed:
                 break
     return case.text(schedule, stages)
+
+
+# What `--kinds` requires of a sample (a few hundred cases): each kind, and these features.
+KIND_FEATURES = (["reduce-len-1", "reduce-len-mult128", "reduce-len-nondiv128", "reduce-len-over1024",
+                  "reduce-sum", "reduce-min", "reduce-max", "reduce-columns", "reduce-two-axes",
+                  "reduce-of-stage", "reduce-two-offsets", "reduce-absdiff",
+                  "dot-i8xi8", "dot-u8xi8", "dot-u8xu8", "dot-rows", "dot-gemv", "dot-abt", "dot-matmul",
+                  "dot-fir", "transpose-vec", "transpose-novec", "transpose-stage",
+                  "stride-2", "stride-3", "stride-4", "interleave-planes", "interleave-planes-x",
+                  "interleave-deplanes", "interleave-upscale"]
+                 + [f"width-{t}" for t in INTS])
+
+
+def check_kinds(args, ks):
+    kinds, tags = {}, {}
+    for k in ks:
+        case = Case(args.seed, k)
+        kinds[case.kind] = kinds.get(case.kind, 0) + 1
+        for t in case.tags:
+            tags[t] = tags.get(t, 0) + 1
+        text = case.text()
+        for m in re.finditer(r"\b([A-Z])\[", text):  # every read names a declared tensor
+            if m.group(1) not in [t.name for t in case.inputs] + [s.name for s in case.stages]:
+                print(f"case {k}: reads undeclared {m.group(1)}:\n{text}")
+                return 1
+    for kind in ["random"] + KINDS:
+        print(f"kind {kind}: {kinds.get(kind, 0)}")
+    for t in sorted(tags):
+        print(f"  {t}: {tags[t]}")
+    missing = [k for k in KINDS if k not in kinds] + [t for t in KIND_FEATURES if t not in tags]
+    # The first two cases of each kind must compile and agree with the interpreter on the host
+    # (a kind dspc rejects would test nothing).
+    bad = 0
+    for kind in KINDS:
+        for k in [k for k in ks if Case(args.seed, k).kind == kind][:2]:
+            result, why = run_one(args.dspc, Case(args.seed, k).text(), "host", k, args.timeout)
+            if result != "ok":
+                print(f"case {k} ({kind}): {result} on host: {why[:500]}")
+                bad += 1
+    share = 1 - kinds.get("random", 0) / len(ks)
+    print(f"difftest --kinds: {len(ks)} cases, {share:.0%} of the new kinds, missing: {', '.join(missing) or 'none'}")
+    return 1 if bad or missing or not (KIND_SHARE - 0.1 <= share <= KIND_SHARE + 0.1) else 0
 
 
 def main():
@@ -361,14 +710,26 @@ def main():
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--out-dir", default="difftest-failures")
     ap.add_argument("--no-shrink", action="store_true")
+    ap.add_argument("--only-kinds", metavar="K,K", help="run only the cases of these kinds (random, "
+                    + ", ".join(KINDS) + "); the others are skipped, uncounted")
+    ap.add_argument("--kinds", action="store_true",
+                    help="generate the cases without running them, count their kinds and features, and "
+                         "fail unless every kind and feature of KIND_FEATURES appears and the kinds' share is "
+                         "near KIND_SHARE")
     ap.add_argument("--progress", type=int, default=0, metavar="N", help="print the counts every N cases")
     args = ap.parse_args()
     args.targets = args.targets.split(",")
     ks = [args.only] if args.only is not None else list(range(args.start, args.start + args.count))
+    if args.only_kinds:
+        wanted = args.only_kinds.split(",")
+        ks = [k for k in ks if Case(args.seed, k).kind in wanted]
     if args.print:
         for k in ks:
-            print(f"# case {k} (seed {args.seed})\n{Case(args.seed, k).text()}")
+            case = Case(args.seed, k)
+            print(f"# case {k} (seed {args.seed}, kind {case.kind})\n{case.text()}")
         return 0
+    if args.kinds:
+        return check_kinds(args, ks)
     counts = {"ok": 0, "rejected": 0, "mismatch": 0, "crash": 0}
     failures = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
