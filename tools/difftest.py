@@ -18,8 +18,9 @@ Each case is one function (tools/difftest.py --print shows it) with:
     vectorize, unroll, parallel, compute_at (and store_at at its loop), compute_inline, set_scope("local.vtcm"),
     cache_read, cache_write, storage_align and prefetch, combined as the README allows.
 About a quarter of the cases (KIND_SHARE, drawn from the stream "SEED:K:kind") are instead of one
-of the fixed kinds (KINDS, class KindMaker), each with random dtypes and sizes that make the
-automatic schedule vectorize it, and mostly no schedule (a fifth get a random one as above):
+of the fixed kinds (KINDS, class KindMaker), each with random dtypes (HVX_INTS more often) and
+sizes that make the automatic schedule vectorize it, and mostly no schedule (a fifth get a
+random one as above):
   - reduce: sum/min/max along the contiguous axis, lengths 1 to 1100 (128 dividing them or not,
     from an offset or not), widened or not, of one or two inputs (products, |a - b|, squares),
     over one or two axes, 1-D or 2-D results; and sums across rows;
@@ -302,7 +303,11 @@ KINDS = ["reduce", "dot", "transpose", "strided", "interleave", "widths"]
 KIND_WEIGHTS = [3, 2, 1, 1, 1, 1]
 RED_LENGTHS = [1, 2, 3, 7, 31, 64, 100, 127, 128, 129, 130, 200, 255, 256, 257, 300, 383, 384,
                500, 511, 512, 513, 640, 700, 768, 1000, 1023, 1024, 1025, 1100]
-VEC_EXTENTS = [1, 3, 7, 31, 63, 64, 65, 100, 127, 128, 129, 130, 200, 255, 256, 257, 300, 384, 513]
+VEC_EXTENTS = [1, 3, 7, 31, 63, 64, 65, 100, 127, 128, 129, 130, 200, 255, 256, 257, 300, 384, 513,
+               640, 1000]
+# The dtypes HVX has lanes for in dspc's code (64-bit and float stages run in scalar code), drawn
+# more often than the others.
+HVX_INTS = ["u8", "i8", "u16", "i16", "u32", "i32"] * 2
 ROWS = [1, 2, 3, 4, 5, 7, 8]
 WIDER = {"i8": ["i16", "i32", "i64"], "u8": ["u16", "u32", "i16", "i32", "u64"],
          "i16": ["i32", "i64"], "u16": ["u32", "i32", "u64"], "i32": ["i64"], "u32": ["u64", "i64"],
@@ -416,7 +421,7 @@ class KindMaker:
         rng = self.rng
         ta, tb = rng.choice([("i8", "i8"), ("u8", "i8"), ("i8", "u8"), ("u8", "u8"), ("i16", "i16"),
                              ("u16", "u16"), ("i16", "i8"), ("u8", "u16")])
-        acc = rng.choice(["i32", "i32", "i32", "u32", "i64", "i16"])
+        acc = rng.choice(["i32", "i32", "i32", "i32", "u32", "u32", "i64", "i16"])
         self.tag("dot", f"dot-{ta}x{tb}")
         n = red_length(rng)
         prod = f"{acc}(A[{{a}}]) * {acc}(B[{{b}}])"
@@ -448,7 +453,7 @@ class KindMaker:
     # O[i, j] = I[j, i]: of an input or of an earlier stage, alone or in an expression.
     def transpose(self):
         rng = self.rng
-        t = rng.choice(INTS + INTS + FLOATS)
+        t = rng.choice(HVX_INTS + INTS + FLOATS)
         sizes = [1, 2, 3, 7, 13, 31, 32, 64, 100, 127, 128, 129, 130, 256, 257]
         m, n = rng.choice(sizes), rng.choice(sizes)
         if rng.random() < 0.3:
@@ -477,7 +482,7 @@ class KindMaker:
     def strided(self):
         rng = self.rng
         s = rng.choice([2, 3, 4])
-        t = rng.choice(INTS + INTS + FLOATS)
+        t = rng.choice(HVX_INTS + INTS + FLOATS)
         self.tag("strided", f"stride-{s}")
         rank = rng.choice([1, 2])
         n = rng.choice(VEC_EXTENTS)
@@ -508,7 +513,7 @@ class KindMaker:
     def interleave(self):
         rng = self.rng
         s = rng.choice([2, 3, 4])
-        t = rng.choice(INTS + INTS + FLOATS)
+        t = rng.choice(HVX_INTS + INTS + FLOATS)
         rows, n = rng.choice(ROWS), rng.choice(VEC_EXTENTS)
         form = rng.choice(["planes", "planes-x", "deplanes", "upscale"])
         self.tag("interleave", f"interleave-{form}", f"interleave-{s}")
@@ -540,12 +545,13 @@ class KindMaker:
     # products, saturating narrowing, on vector-sized rows and others.
     def widths(self):
         rng = self.rng
-        t = rng.choice(INTS)
+        t = rng.choice(INTS + HVX_INTS[:4])
         rows, n = rng.choice(ROWS), rng.choice(VEC_EXTENTS)
         shape = [rows, n] if rng.random() < 0.7 else [n]
         idx = "y, x" if len(shape) == 2 else "x"
         self.inp(t, shape); self.inp(t, shape)
-        wide = rng.choice(WIDER[t]) if WIDER[t] else None
+        narrower = [w for w in WIDER[t] if bits(w) < 64]  # HVX lanes, more often
+        wide = rng.choice(narrower if narrower and rng.random() < 0.7 else WIDER[t]) if WIDER[t] else None
         bits_t = bits(t)
         form = rng.choice(["widen", "narrow", "avg", "mulhi", "sat", "shift"] if wide else ["narrow", "shift"])
         self.tag("widths", f"width-{t}", f"width-{form}")
