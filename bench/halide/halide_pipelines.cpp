@@ -58,7 +58,9 @@ Pipeline vadd_u8(std::vector<Argument>& args) {
   return Pipeline(c);
 }
 
-Pipeline conv3x3a16(std::vector<Argument>& args) {
+// conv3x3a16 and conv3x3a32 (apps/hexagon_benchmarks' conv3x3): u8 by i8 3x3 taps, 16-bit
+// products summed in `acc` (i16 or i32), >> 4, clamped to u8.
+Pipeline conv3x3(std::vector<Argument>& args, Type acc) {
   ImageParam in(UInt(8), 2, "I"), mask(Int(8), 2, "K");
   fix_image(in, W, H);
   fix_image(mask, 3, 3);
@@ -66,7 +68,7 @@ Pipeline conv3x3a16(std::vector<Argument>& args) {
   Var x("x"), y("y");
   Func bounded("bounded"), out("O");
   bounded(x, y) = BoundaryConditions::repeat_edge(in)(x, y);
-  Expr sum = cast<int16_t>(0);
+  Expr sum = cast(acc, 0);
   for (int i = -1; i <= 1; i++)
     for (int j = -1; j <= 1; j++)
       sum += cast<int16_t>(bounded(x + j, y + i)) * cast<int16_t>(mask(j + 1, i + 1));
@@ -76,6 +78,8 @@ Pipeline conv3x3a16(std::vector<Argument>& args) {
   args = {in, mask};
   return Pipeline(out);
 }
+
+Pipeline conv3x3a16(std::vector<Argument>& args) { return conv3x3(args, Int(16)); }
 
 Pipeline dilate3x3(std::vector<Argument>& args) {
   ImageParam in(UInt(8), 2, "I");
@@ -349,9 +353,12 @@ Pipeline rgb_to_gray_u8(std::vector<Argument>& args) {
 // vinsert: 52.6 packets per 128 outputs), 128-lane vectors (unaligned half-vector loads,
 // 34.1), and two bits per stage (a four-way interleave of rows that Halide 14 turns into
 // gathers: 304 with x split by 4 and both parts vectorized, 680 without the split).
-Pipeline transpose_u8(std::vector<Argument>& args) {
+// The interleaving passes of an N x N transpose of `bits`-bit elements (transpose_u8 above):
+// tiles two vectors wide (256 u8 or 128 u16 lanes), storage aligned to one vector.
+Pipeline transpose_passes(std::vector<Argument>& args, int bits) {
   constexpr int N = 256, BITS = 8;
-  ImageParam in(UInt(8), 2, "I");
+  const int lanes = 2 * V * 8 / bits;
+  ImageParam in(UInt(bits), 2, "I");
   fix_image(in, N, N);
   Var x("x"), y("y"), xi("xi"), yi("yi");
   std::vector<Func> t;
@@ -364,12 +371,14 @@ Pipeline transpose_u8(std::vector<Argument>& args) {
   }
   fix_image(t.back().output_buffer(), N, N);
   for (int s = 0; s < BITS; s++) {
-    if (s < BITS - 1) t[s].compute_root().align_storage(x, V);
-    t[s].bound(x, 0, N).bound(y, 0, N).tile(x, y, xi, yi, 2 * V, 4).vectorize(xi).unroll(yi);
+    if (s < BITS - 1) t[s].compute_root().align_storage(x, lanes / 2);
+    t[s].bound(x, 0, N).bound(y, 0, N).tile(x, y, xi, yi, lanes, 4).vectorize(xi).unroll(yi);
   }
   args = {in};
   return Pipeline(t.back());
 }
+
+Pipeline transpose_u8(std::vector<Argument>& args) { return transpose_passes(args, 8); }
 
 // O = 255 where I > t, else 0; t is a scalar argument.
 Pipeline threshold_u8(std::vector<Argument>& args) {
@@ -432,24 +441,7 @@ void fix_vector(OutputImageParam p, int n) {
   p.dim(0).set_bounds(0, n).set_stride(1);
 }
 
-Pipeline conv3x3a32(std::vector<Argument>& args) {
-  ImageParam in(UInt(8), 2, "I"), mask(Int(8), 2, "K");
-  fix_image(in, W, H);
-  fix_image(mask, 3, 3);
-  mask.set_host_alignment(1);
-  Var x("x"), y("y");
-  Func bounded("bounded"), out("O");
-  bounded(x, y) = BoundaryConditions::repeat_edge(in)(x, y);
-  Expr sum = cast<int32_t>(0);
-  for (int i = -1; i <= 1; i++)
-    for (int j = -1; j <= 1; j++)
-      sum += cast<int16_t>(bounded(x + j, y + i)) * cast<int16_t>(mask(j + 1, i + 1));
-  out(x, y) = cast<uint8_t>(clamp(sum >> 4, 0, 255));
-  fix_image(out.output_buffer(), W, H);
-  image_schedule(out, bounded, in);
-  args = {in, mask};
-  return Pipeline(out);
-}
+Pipeline conv3x3a32(std::vector<Argument>& args) { return conv3x3(args, Int(32)); }
 
 // apps/blur: blur_x over three columns, blur_y over three rows of it, each / 3 in u16. The
 // app's Hexagon schedule: blur_y in strips of 128 rows, 256 lanes (four vectors) wide, blur_x
@@ -733,27 +725,7 @@ Pipeline maxpool2x2_u8(std::vector<Argument>& args) {
 }
 
 // transpose_u8's eight interleaving passes, on u16 (a row of 256 is four vectors).
-Pipeline transpose_u16(std::vector<Argument>& args) {
-  constexpr int N = 256, BITS = 8;
-  ImageParam in(UInt(16), 2, "I");
-  fix_image(in, N, N);
-  Var x("x"), y("y"), xi("xi"), yi("yi");
-  std::vector<Func> t;
-  Func prev = in;
-  for (int s = 0; s < BITS; s++) {
-    Func f(s == BITS - 1 ? std::string("O") : "t" + std::to_string(s));
-    f(x, y) = prev((y % 2) * (N / 2) + x / 2, y / 2 + (x % 2) * (N / 2));
-    t.push_back(f);
-    prev = f;
-  }
-  fix_image(t.back().output_buffer(), N, N);
-  for (int s = 0; s < BITS; s++) {
-    if (s < BITS - 1) t[s].compute_root().align_storage(x, V / 2);
-    t[s].bound(x, 0, N).bound(y, 0, N).tile(x, y, xi, yi, V, 4).vectorize(xi).unroll(yi);
-  }
-  args = {in};
-  return Pipeline(t.back());
-}
+Pipeline transpose_u16(std::vector<Argument>& args) { return transpose_passes(args, 16); }
 
 // apps/camera_pipe's color_correct with its matrix_3200 (Q8.8), on i16 planes: one Func with a
 // Tuple value, so that the three outputs share the loop and the loads.

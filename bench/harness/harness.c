@@ -20,6 +20,25 @@ static inline uint8_t px(const uint8_t* in, int y, int x) {
  * count of the kernel never includes it. */
 #define REF __attribute__((noinline))
 
+// conv3x3a16 and conv3x3a32: u8 by i8 3x3 taps, the sum in ACC (wrapping at its width), >> 4,
+// clamped to u8.
+#define CONV3X3_KERNEL(ACC)                                                                          \
+  const bench_param bench_params[] = {                                                               \
+      {"I", 1, 8, 0, 2, {H, W}}, {"K", 0, 8, 0, 2, {3, 3}}, {"O", 1, 8, 1, 2, {H, W}}};             \
+  REF static void reference(void** b) {                                                              \
+    const uint8_t* in = b[0];                                                                        \
+    const int8_t* k = b[1];                                                                          \
+    uint8_t* o = b[2];                                                                               \
+    for (int y = 0; y < H; y++)                                                                      \
+      for (int x = 0; x < W; x++) {                                                                  \
+        ACC s = 0;                                                                                   \
+        for (int r = 0; r < 3; r++)                                                                  \
+          for (int c = 0; c < 3; c++) s = (ACC)(s + (ACC)px(in, y + r - 1, x + c - 1) * k[r * 3 + c]); \
+        int v = s >> 4;                                                                              \
+        o[y * W + x] = (uint8_t)CLAMP(v, 0, 255);                                                    \
+      }                                                                                              \
+  }
+
 #if defined(BENCH_KERNEL_vadd_u8)
 const bench_param bench_params[] = {
     {"A", 1, 8, 0, 1, {65536}}, {"B", 1, 8, 0, 1, {65536}}, {"C", 1, 8, 1, 1, {65536}}};
@@ -29,21 +48,7 @@ REF static void reference(void** b) {
   for (int i = 0; i < 65536; i++) c[i] = (uint8_t)(a[i] + bb[i]);
 }
 #elif defined(BENCH_KERNEL_conv3x3a16)
-const bench_param bench_params[] = {
-    {"I", 1, 8, 0, 2, {H, W}}, {"K", 0, 8, 0, 2, {3, 3}}, {"O", 1, 8, 1, 2, {H, W}}};
-REF static void reference(void** b) {
-  const uint8_t* in = b[0];
-  const int8_t* k = b[1];
-  uint8_t* o = b[2];
-  for (int y = 0; y < H; y++)
-    for (int x = 0; x < W; x++) {
-      int16_t s = 0;
-      for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) s = (int16_t)(s + (int16_t)px(in, y + r - 1, x + c - 1) * k[r * 3 + c]);
-      int v = s >> 4;
-      o[y * W + x] = (uint8_t)CLAMP(v, 0, 255);
-    }
-}
+CONV3X3_KERNEL(int16_t)
 #elif defined(BENCH_KERNEL_dilate3x3)
 const bench_param bench_params[] = {{"I", 1, 8, 0, 2, {H, W}}, {"O", 1, 8, 1, 2, {H, W}}};
 REF static void reference(void** b) {
@@ -238,21 +243,7 @@ REF static void reference(void** b) {
     }
 }
 #elif defined(BENCH_KERNEL_conv3x3a32)
-const bench_param bench_params[] = {
-    {"I", 1, 8, 0, 2, {H, W}}, {"K", 0, 8, 0, 2, {3, 3}}, {"O", 1, 8, 1, 2, {H, W}}};
-REF static void reference(void** b) {
-  const uint8_t* in = b[0];
-  const int8_t* k = b[1];
-  uint8_t* o = b[2];
-  for (int y = 0; y < H; y++)
-    for (int x = 0; x < W; x++) {
-      int32_t s = 0;
-      for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) s += (int32_t)px(in, y + r - 1, x + c - 1) * k[r * 3 + c];
-      int v = s >> 4;
-      o[y * W + x] = (uint8_t)CLAMP(v, 0, 255);
-    }
-}
+CONV3X3_KERNEL(int32_t)
 #elif defined(BENCH_KERNEL_blur3x3_u16)
 enum { BW = W + 2, BH = H + 2 };
 const bench_param bench_params[] = {{"I", 1, 16, 0, 2, {BH, BW}}, {"O", 1, 16, 1, 2, {H, W}}};
