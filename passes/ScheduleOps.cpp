@@ -546,17 +546,6 @@ struct TransposedRead {
 
 bool is_var(const Expr& e, const VarNode* v) { return e.as<VarNode>() == v; }
 
-bool mentions(const Expr& e, const VarNode* v) {
-  struct Find : IRVisitor {
-    const VarNode* v;
-    bool found = false;
-    void visit_Var(const VarNode* op) override { found |= op == v; }
-  } f;
-  f.v = v;
-  f.visit(e);
-  return f.found;
-}
-
 std::vector<Region> stage_boxes(const Stage& stage, int64_t lanes);
 
 TransposedRead transposed_read(const Stage& stage, const Target& target) {

@@ -248,4 +248,15 @@ Stmt IRMutator::mutate_Seq(const Seq* op, const Stmt& self) {
   return changed ? Seq::make(out, op->span) : self;
 }
 
+bool mentions(const Expr& e, const VarNode* v) {
+  struct Find : IRVisitor {
+    const VarNode* v;
+    bool found = false;
+    void visit_Var(const VarNode* op) override { found |= op == v; }
+  } f;
+  f.v = v;
+  f.visit(e);
+  return f.found;
+}
+
 }  // namespace dspc

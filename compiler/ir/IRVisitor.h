@@ -61,4 +61,7 @@ Module mutate_module(const Module& m, Args&&... args) {
   return out;
 }
 
+// Whether the variable v occurs in e.
+bool mentions(const Expr& e, const VarNode* v);
+
 }  // namespace dspc

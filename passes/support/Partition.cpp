@@ -55,17 +55,6 @@ class Collector : public IRVisitor {
   }
 };
 
-bool mentions(const Expr& e, const VarNode* v) {
-  struct Finder : IRVisitor {
-    const VarNode* v;
-    bool found = false;
-    void visit_Var(const Var* op) override { found |= op == v; }
-  } f;
-  f.v = v;
-  f.visit(e);
-  return f.found;
-}
-
 void set_ranges(IndexBounds& bounds, const Stage& stage, const Region& region, const std::vector<ReduceAxis>& axes) {
   for (size_t d = 0; d < stage.index_vars.size(); ++d)
     bounds.set(stage.index_vars[d].get(), {region[d].min, region[d].min + region[d].extent - 1});
