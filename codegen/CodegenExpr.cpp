@@ -49,6 +49,16 @@ std::optional<int64_t> const_int(const Expr& e) {
 std::pair<Expr, int64_t> split_constant(const Expr& e) {
   if (std::optional<int64_t> c = const_int(e)) return {Expr(), *c};
   const auto* op = e.as<Binary>();
+  if (op && op->op == BinaryOp::Mul && e.dtype().is_int()) {
+    // (r + c) * k = r * k + c * k (exact in wrapping arithmetic too).
+    for (auto [x, y] : {std::pair{op->a, op->b}, std::pair{op->b, op->a}})
+      if (std::optional<int64_t> k = const_int(y)) {
+        auto [rx, cx] = split_constant(x);
+        if (!cx) break;
+        return {rx ? Binary::make(BinaryOp::Mul, rx, y) : Expr(), cx * *k};
+      }
+    return {e, 0};
+  }
   if (!op || (op->op != BinaryOp::Add && op->op != BinaryOp::Sub)) return {e, 0};
   auto [ra, ca] = split_constant(op->a);
   auto [rb, cb] = split_constant(op->b);

@@ -127,6 +127,34 @@ int auto_lanes(const Stage& stage, const Target& target) {
   return lanes;
 }
 
+// An innermost extent E below a vector of the stage's narrowest type, E a power of two, inside
+// another loop: the stage's loop over it vectorized by E lanes, a fraction of one register. The vectorizer then
+// runs k neighbouring iterations of the loop outside it as one full vector where the stage's
+// stores are dense in them and its loads are runs of consecutive elements (an NHWC tensor of 32
+// u8 channels: four pixels per vector), and otherwise as scalar code, as before.
+int short_vector_lanes(const Stage& stage, int lanes) {
+  int64_t extent = stage.out->shape.empty() ? 0 : stage.out->shape.back();
+  if (lanes > 1 && stage.index_vars.size() >= 2 && extent >= 2 && extent < lanes && (extent & (extent - 1)) == 0)
+    return static_cast<int>(extent);
+  return lanes;
+}
+
+// The widest value a stage computes, in bytes (its accumulators included; not the index
+// arithmetic of its reads).
+int widest_bytes(const Stage& stage) {
+  struct Widest : IRVisitor {
+    int bytes = 1;
+    void visit(const Expr& e) override {
+      if (e.get()) bytes = std::max(bytes, e->dtype.bytes());
+      IRVisitor::visit(e);
+    }
+    void visit_Load(const Load* op) override { bytes = std::max(bytes, op->dtype.bytes()); }
+  } w;
+  w.bytes = std::max(1, stage.out->dtype.bytes());
+  w.visit(stage.body);
+  return w.bytes;
+}
+
 int count_reductions(const Expr& e) {
   struct Counter : IRVisitor {
     int n = 0;
@@ -343,9 +371,12 @@ bool widens(const Expr& e) {
 // reads neighbours along its second-innermost variable (median's column sort, gaussian's
 // vertical pass). Not a stage that also widens and reads neighbours along the innermost
 // variable (sobel): measured, jammed rows cost it the unrolling along x that shares its
-// realignments (sobel 19.4 -> 20.4 packets per 128 outputs).
-int64_t jam_factor(const Stage& stage, const Region& region, int lanes) {
+// realignments (sobel 19.4 -> 20.4 packets per 128 outputs). Not a stage whose innermost loop
+// is a short vector (short_vector_lanes): the vectorizer fills vectors from the loop around it,
+// which jammed copies would hide.
+int64_t jam_factor(const Stage& stage, const Region& region, int lanes, bool short_vector) {
   size_t dims = stage.index_vars.size();
+  if (short_vector) return 0;
   if (!(lanes > 1 && dims >= 2 && region[dims - 2].ends == 0 && region[dims - 1].extent >= lanes)) return 0;
   int reductions = count_reductions(stage.body);
   int64_t factor = 0;
@@ -371,7 +402,7 @@ int64_t jam_factor(const Stage& stage, const Region& region, int lanes) {
 // into vectors, the jammed loop when rows are jammed; its distance counts iterations of that
 // loop.
 Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::set<std::string>& used,
-                    const PaddedStorage& padded, int reduce_lanes = 0) {
+                    const PaddedStorage& padded, int reduce_lanes, bool short_vector) {
   // Fresh index variables (same names), and through substitute fresh reduction axes.
   std::vector<VarRef> vars;
   std::map<const VarNode*, Expr> fresh;
@@ -387,7 +418,7 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
   std::vector<Expr> indices;
   for (const auto& v : vars) indices.push_back(var_expr(v));
   size_t inner = vars.size() - 1;
-  int64_t kJam = jam_factor(box, region, lanes);
+  int64_t kJam = jam_factor(box, region, lanes, short_vector);
   // Jammed: the second-innermost variable, or, when the reduction runs along its vectors (no
   // index variable is vectorized), the innermost: four outputs per iteration (else two), whose
   // horizontal reductions, each a chain of dependent rotations and adds, fill each other's
@@ -799,9 +830,12 @@ Stmt lower_stage(const Stage& stage, std::set<std::string>& used, const LowerOpt
     int lanes = auto_lanes(stage, options.target);
     // A reduction along the contiguous axis: that axis in vectors, the stage's loops scalar.
     int reduce_lanes = reduce_axis_lanes(stage, options.target);
+    int full = lanes;
     if (reduce_lanes) lanes = 1;
+    else lanes = short_vector_lanes(stage, lanes);
     for (const Region& r : stage_boxes(stage, lanes))
-      boxes.push_back(lower_auto_box(stage, r, lanes, used, padded, reduce_lanes));
+      boxes.push_back(lower_auto_box(stage, r, lanes, used, padded, reduce_lanes,
+                                     lanes < full && lanes * widest_bytes(stage) < options.target.vector_bytes));
     return Seq::make(boxes);
   }
   if (!vectorizes(stage)) return build_stage_loop_nest(stage, full_ranges(stage), used, computed_at, false, padded);
@@ -1155,8 +1189,14 @@ void explain_func(const TensorFunc& f, const LowerOptions& options, std::ostream
       reduce_axis_lanes(st, options.target, &why);
       std::string how = "automatic schedule: " + x->name + " vectorized by " + std::to_string(lanes) +
                         " lanes (a vector of its narrowest type), the boundaries partitioned";
+      int short_lanes = reduce_axis_lanes(st, options.target) ? lanes : short_vector_lanes(st, lanes);
       if (lanes <= 1)
         how = "automatic schedule: scalar loops (the target has no vectors)";
+      else if (short_lanes < lanes)
+        how = "automatic schedule: " + x->name + " vectorized by its whole extent, " + std::to_string(short_lanes) +
+              " lanes (below a vector of its narrowest type); where they fill less than one vector register, the "
+              "vectorizer runs neighbouring iterations of the loop around it as one full vector when the stores are "
+              "dense and the reads runs of consecutive elements (HVX), and the short vector in scalar code otherwise";
       else if (extent < lanes)
         how += "; but " + x->name + "'s extent " + std::to_string(extent) +
                " is below one vector, so the stage runs in scalar code (a wider innermost dimension, or a "
@@ -1164,7 +1204,7 @@ void explain_func(const TensorFunc& f, const LowerOptions& options, std::ostream
       line(how);
       if (tr.candidate) line("not transposed in blocks: " + tr.why_not);
       if (!why.empty()) line("its reduction is not vectorized along its innermost axis instead: " + why);
-      if (lanes <= 1 || extent < lanes) x = nullptr;
+      if (lanes <= 1 || (extent < lanes && short_lanes == lanes)) x = nullptr;
     }
     if (x)
       for (const auto& n : read_notes(st, x)) line(n);

@@ -148,10 +148,13 @@ class LaneWidener : public IRMutator {
   }
   // Two loop variables at once, each given its lane values (a fused pair of loops).
   LaneWidener(const VarNode* outer, Expr outer_lanes, const VarNode* inner, Expr inner_lanes, int lanes)
-      : lanes_(lanes) {
+      : lanes_(lanes), fused_(true) {
     replace_[outer] = std::move(outer_lanes);
     replace_[inner] = std::move(inner_lanes);
   }
+
+  // A scalar value for a variable (a loop of one iteration between a fused pair).
+  void bind(const VarNode* var, Expr value) { replace_[var] = std::move(value); }
 
   Expr widen(const Expr& e) const {
     if (is_vector(e)) return e;
@@ -271,8 +274,10 @@ class LaneWidener : public IRMutator {
       replace_[op->var.get()] = var_expr(fresh);
       return LetStmt::make(fresh, v, mutate(op->body), op->span);
     }
-    if (v.as<Ramp>() || v.as<Broadcast>()) {
-      // Substituted, so that index algebra on it still sees a ramp (dense accesses).
+    if (v.as<Ramp>() || v.as<Broadcast>() || (fused_ && v.dtype().is_integer() && !reads_memory(v))) {
+      // Substituted, so that index algebra on it still sees a ramp (dense accesses); in a
+      // fused pair of loops, any index arithmetic (x0 + j / L, j % L), whose lane offsets the
+      // accesses are then checked and emitted from.
       replace_[op->var.get()] = v;
       return mutate(op->body);
     }
@@ -392,7 +397,25 @@ class LaneWidener : public IRMutator {
           throw CannotVectorize{"the partial results of " + b->name + " in an outer vectorized loop"};
   }
 
+  static bool reads_memory(const Expr& e) {
+    struct Loads : IRVisitor {
+      bool found = false;
+      using IRVisitor::visit;
+      void visit_Load(const Load* op) override {
+        found = true;
+        IRVisitor::visit_Load(op);
+      }
+      void visit_Call(const Call* op) override {
+        found = true;
+        IRVisitor::visit_Call(op);
+      }
+    } l;
+    l.visit(e);
+    return l.found;
+  }
+
   int lanes_;
+  bool fused_ = false;
   const VectorAccumulators* accs_ = nullptr;
   std::unordered_map<const VarNode*, Expr> replace_;
   std::unordered_map<const BufferNode*, Buffer> widened_;
@@ -523,13 +546,19 @@ class LoopVectorizer : public IRMutator {
     if (must_stay_scalar(vbody, hexagon_) || !stores_only_what_it_does_not_read(vbody)) return Stmt();
     int64_t L = ve->value, E = extent->value;
     Stmt inner_loop = For::make(v->var, v->min, v->extent, v->for_kind, vbody, v->span);
-    int64_t lane_bytes = 0;
+    // k from the narrowest element the body loads or stores, as a vectorized loop's lanes are a
+    // vector of its narrowest type (u8 pixels averaged in u16: 128 lanes, the u16 values a
+    // register pair); the loop is short when its widest values fill less than a vector.
+    int64_t lane_bytes = 0, widest = 0;
     try {
-      lane_bytes = widest_lane_bytes(widen_at(inner_loop.as<For>(), v->min, static_cast<int>(L)));
+      Stmt widened = widen_at(inner_loop.as<For>(), v->min, static_cast<int>(L));
+      lane_bytes = narrowest_access_bytes(widened);
+      widest = widest_lane_bytes(widened);
     } catch (const CannotVectorize&) {
       return Stmt();
     }
-    if (L * lane_bytes >= vector_bytes_ || vector_bytes_ % (L * lane_bytes)) return Stmt();
+    if (L * widest >= vector_bytes_ || L * lane_bytes >= vector_bytes_ || vector_bytes_ % (L * lane_bytes))
+      return Stmt();
     int64_t k = vector_bytes_ / (L * lane_bytes);
     if (E < k || k * L > kMaxLanes) return Stmt();
     int N = static_cast<int>(k * L);
@@ -548,12 +577,16 @@ class LoopVectorizer : public IRMutator {
     Stmt body;
     try {
       LaneWidener w(op->var.get(), xl, v->var.get(), vl, N);
+      // The one-iteration loops between the pair are their first values, substituted so that
+      // the accesses' lane offsets and alignment see through them.
+      for (const For* u : units) w.bind(u->var.get(), u->min);
       body = w.mutate(vbody);
     } catch (const CannotVectorize&) {
       return Stmt();
     }
-    if (widest_lane_bytes(body) * N != vector_bytes_ || !fused_accesses_ok(body, L, vector_bytes_ / 4)) return Stmt();
-    for (auto it = units.rbegin(); it != units.rend(); ++it) body = LetStmt::make((*it)->var, (*it)->min, body, (*it)->span);
+    if (narrowest_access_bytes(body) * N != vector_bytes_ || widest_lane_bytes(body) * N > 4 * vector_bytes_ ||
+        !fused_accesses_ok(body, L, vector_bytes_ / 4))
+      return Stmt();
     return For::make(xo, make_const(xt, 0), make_const(xt, (E + k - 1) / k), op->for_kind, body, op->span);
   }
 
@@ -621,6 +654,34 @@ class LoopVectorizer : public IRMutator {
   // The bytes per lane of the widest vector values in a widened body (at least 1): loaded,
   // stored or computed values, not the index vectors of gathers and scatters, nor ramps and
   // broadcasts inside expressions (as wide as the values they feed).
+  // The narrowest element a vector access of the body (outside its local state) loads or
+  // stores, in bytes; the widest lane when it has none.
+  static int64_t narrowest_access_bytes(const Stmt& body) {
+    struct Narrowest : IRVisitor {
+      int64_t bytes = 0;
+      std::unordered_map<const BufferNode*, bool> local;
+      void note(const Buffer& b, const DataType& t) {
+        if (t.lanes > 1 && !local.count(b.get()))
+          bytes = bytes ? std::min<int64_t>(bytes, b->dtype.bytes()) : b->dtype.bytes();
+      }
+      using IRVisitor::visit;
+      void visit_Allocate(const Allocate* op) override {
+        local[op->buffer.get()] = true;
+        IRVisitor::visit_Allocate(op);
+      }
+      void visit_Load(const Load* op) override {
+        note(op->buffer, op->dtype);
+        IRVisitor::visit_Load(op);
+      }
+      void visit_Store(const Store* op) override {
+        note(op->buffer, op->value.dtype());
+        IRVisitor::visit_Store(op);
+      }
+    } n;
+    n.visit(body);
+    return n.bytes ? n.bytes : widest_lane_bytes(body);
+  }
+
   static int64_t widest_lane_bytes(const Stmt& body) {
     struct Widest : IRVisitor {
       int64_t bits = 8;

@@ -125,9 +125,37 @@ Expr logical_algebra(BinaryOp op, const Expr& a, const Expr& b) {
   return Expr();
 }
 
+// Lane-wise rules for vectors: an operation on two broadcasts is the broadcast of the
+// operation on their values, and an integer vector plus or minus broadcast 0, or times
+// broadcast 1, is itself (times broadcast 0 is broadcast 0). Null if none applies.
+Expr vector_algebra(BinaryOp op, const Expr& a, const Expr& b, Span s) {
+  const auto* ba = a.as<Broadcast>();
+  const auto* bb = b.as<Broadcast>();
+  if (ba && bb && ba->lanes == bb->lanes) return Broadcast::make(simplify_binary(op, ba->value, bb->value, s), ba->lanes, s);
+  if (!a.dtype().is_integer()) return Expr();
+  if (ba && as_int(ba->value) && !bb && (op == BinaryOp::Add || op == BinaryOp::Mul))
+    return simplify_binary(op, b, a, s);  // the constant on the right, as for scalars
+  if (!bb || !as_int(bb->value)) return Expr();
+  int64_t k = as_int(bb->value)->value;
+  if ((op == BinaryOp::Add || op == BinaryOp::Sub) && k == 0) return a;
+  if (op == BinaryOp::Mul && k == 1) return a;
+  if (op == BinaryOp::Mul && k == 0 && is_pure(a)) return b;
+  // (x + c1) + c2, (x + c1) - c2, (x - c1) + c2, (x - c1) - c2: one constant.
+  const auto* ab = a.as<Binary>();
+  const Broadcast* c1 = ab ? ab->b.as<Broadcast>() : nullptr;
+  if ((op == BinaryOp::Add || op == BinaryOp::Sub) && c1 && as_int(c1->value) &&
+      (ab->op == BinaryOp::Add || ab->op == BinaryOp::Sub)) {
+    Expr c = simplify_binary(op == ab->op ? BinaryOp::Add : BinaryOp::Sub, c1->value, bb->value, s);
+    return simplify_binary(ab->op, ab->a, Broadcast::make(c, bb->lanes, s), s);
+  }
+  return Expr();
+}
+
 Expr simplify_binary(BinaryOp op, Expr a, Expr b, Span s) {
   if (Expr folded = fold_binary(op, a, b, s)) return folded;
   DataType t = a.dtype();
+  if (t.is_vector())
+    if (Expr r = vector_algebra(op, a, b, s)) return r;
   if (t.is_integer() && t.is_scalar())
     if (Expr r = integer_algebra(op, a, b, s)) return r;
   if (is_logical(op) && t.is_scalar())
@@ -165,6 +193,8 @@ class Simplifier : public IRMutator {
     Expr v = mutate(op->value);
     if (v.dtype() == op->dtype) return v;
     if (Expr folded = fold_cast(op->dtype, v, op->span)) return folded;
+    if (const auto* bv = v.as<Broadcast>())
+      return Broadcast::make(mutate(Cast::make(op->dtype.element_of(), bv->value, op->span)), bv->lanes, op->span);
     return v.same_as(op->value) ? self : Cast::make(op->dtype, v, op->span);
   }
 
