@@ -224,6 +224,8 @@ bool match_vreduce(const Expr& e, HvxMatch& m);
 llvm::Value* emit_vreduce(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_fixed_mul(const Expr& e, HvxMatch& m);
 llvm::Value* emit_fixed_mul(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
+bool match_wide_arith_row(const Expr& e, HvxMatch& m);
+llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 
 std::vector<std::string> words(const std::string& s) {
   std::istringstream in(s);
@@ -1006,6 +1008,68 @@ llvm::Value* emit_fixed_mul(llvm::IRBuilder<>& b, const HvxMatch& m, const std::
   }
   llvm::Value* whole = concat(b, parts);
   return lanes % 32 ? slice(b, whole, 0, lanes) : whole;
+}
+
+// 32-bit arithmetic through a 64-bit intermediate (match_wide_arith): the instruction that
+// computes it, or its value computed in 32-bit lanes (WideArith::lowered) as operand 0.
+bool match_wide_arith_row(const Expr& e, HvxMatch& m) {
+  std::optional<WideArith> w = match_wide_arith(e);
+  if (!w || e.dtype().lanes < 2) return false;
+  bool s = w->a.dtype().is_int();
+  std::string op;
+  switch (w->kind) {
+    case WideArith::SatAdd: op = s ? "vaddwsat" : "vadduwsat"; break;
+    case WideArith::SatSub: op = s ? "vsubwsat" : "vsubuwsat"; break;
+    case WideArith::Avg: op = s ? "vavgw" : "vavguw"; break;
+    case WideArith::AvgRound: op = s ? "vavgwrnd" : "vavguwrnd"; break;
+    case WideArith::NegAvg: op = s ? "vnavgw" : ""; break;
+    case WideArith::RoundShift:
+      // Saturated to 16 bits: vasr(Vu.w, Vv.w, Rt):rnd:sat, or vround by 16. No u32 to i16.
+      if (w->saturate && w->result.bits == 16 && (s || w->result.is_uint()) && w->shift <= 16) {
+        std::string to = w->result.is_int() ? "h" : "uh";
+        op = w->shift == 16 ? std::string("vround") + (s ? "w" : "uw") + to
+                            : std::string("vasr") + (s ? "w" : "uw") + to + "rndsat";
+      }
+      break;
+  }
+  m.wide_op = op;
+  m.shift = w->shift;
+  if (op.empty()) {
+    if (!w->lowered) return false;
+    m.operands = {w->lowered};
+  } else {
+    m.operands = {w->a};
+    if (w->b) m.operands.push_back(w->b);
+  }
+  return true;
+}
+
+llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
+  if (m.wide_op.empty()) return values[0];
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Function* f = intrinsic(module, m.wide_op);
+  unsigned lanes = lanes_of(values[0]);
+  std::vector<llvm::Value*> parts;
+  if (values.size() == 2) {
+    // Lanes: one instruction per register of words.
+    for (unsigned at = 0; at < lanes; at += 32)
+      parts.push_back(b.CreateCall(f, {register_at(b, values[0], at), register_at(b, values[1], at)}));
+    llvm::Value* whole = concat(b, parts);
+    return lanes % 32 ? slice(b, whole, 0, lanes) : whole;
+  }
+  // Narrow: per 64 halfwords of the result, the 64 words' odd lanes then even lanes (vround
+  // and vasr interleave them back), and the shift amount.
+  auto* halves = llvm::FixedVectorType::get(b.getInt16Ty(), 64);
+  for (unsigned at = 0; at < lanes; at += 64) {
+    llvm::SmallVector<int, 64> mask;
+    for (unsigned k = 0; k < 64; ++k) mask.push_back(at + k < lanes ? int(at + k) : -1);
+    llvm::Value* d = deinterleave(b, b.CreateShuffleVector(values[0], mask));
+    std::vector<llvm::Value*> args = {slice(b, d, 32, 32), slice(b, d, 0, 32)};
+    if (m.shift != 16) args.push_back(b.getInt32(m.shift));
+    parts.push_back(b.CreateBitCast(b.CreateCall(f, args), halves));
+  }
+  llvm::Value* whole = concat(b, parts);
+  return lanes % 64 ? slice(b, whole, 0, lanes) : whole;
 }
 
 }  // namespace

@@ -33,6 +33,8 @@ struct HvxMatch {
   bool round = false;      // custom rows: the fixed-point multiply rounds
   int reduce = 0;          // custom rows: the partial reduction's instruction (HvxIdioms.cpp)
   bool has_acc = false;    // custom rows: operand 0 is an accumulator added to the result
+  std::string wide_op;     // custom rows: wide_arith's instruction (empty: operand 0 is the
+                           // value, computed in 32-bit lanes)
 };
 
 // The first row of the table whose pattern matches `e` on `target`, or nullopt.

@@ -94,6 +94,199 @@ std::optional<FixedPointMul> match_fixed_point_mul(const Expr& e) {
   return FixedPointMul{a, b, by, round};
 }
 
+namespace {
+
+using i128 = __int128;
+
+// A constant of `t`'s element type, broadcast to its lanes.
+Expr const_like(DataType t, int64_t v) {
+  Expr k = make_const(t.element_of(), v);
+  return t.lanes > 1 ? Broadcast::make(k, t.lanes) : k;
+}
+
+// One operand of a 64-bit sum or difference: the 32-bit vector it widens (the cast signed when
+// the vector is, or when `need_signed`), or a constant.
+struct WideOperand {
+  Expr x;
+  std::optional<int64_t> k;
+};
+std::optional<WideOperand> wide_operand(const Expr& e, bool need_signed) {
+  DataType t = e.dtype();
+  if (!t.is_integer() || t.bits != 64) return std::nullopt;
+  if (std::optional<int64_t> c = constant_of(e)) return WideOperand{Expr(), c};
+  const auto* c = e.as<Cast>();
+  if (!c) return std::nullopt;
+  DataType from = c->value.dtype();
+  if (!from.is_integer() || from.bits != 32 || from.lanes != t.lanes) return std::nullopt;
+  if ((from.is_int() || need_signed) && !t.is_int()) return std::nullopt;
+  return WideOperand{c->value, std::nullopt};
+}
+
+i128 type_min(DataType t) { return t.is_int() ? -(i128(1) << (t.bits - 1)) : 0; }
+i128 type_max(DataType t) { return t.is_int() ? (i128(1) << (t.bits - 1)) - 1 : (i128(1) << t.bits) - 1; }
+
+// The two operands of a 64-bit add or subtract as 32-bit values of one type (a constant
+// operand in that type's range): false when either is not such an operand.
+// The values each can take go to `range` (a constant's own, else T's).
+bool wide_pair(const Binary* op, bool need_signed, Expr& a, Expr& b, i128 range[2][2] = nullptr) {
+  std::optional<WideOperand> x = wide_operand(op->a, need_signed), y = wide_operand(op->b, need_signed);
+  if (!x || !y || (!x->x && !y->x)) return false;
+  DataType t = (x->x ? x->x : y->x).dtype();
+  int at = 0;
+  for (WideOperand* w : {&*x, &*y}) {
+    i128 lo = type_min(t.element_of()), hi = type_max(t.element_of());
+    if (w->x) {
+      if (w->x.dtype() != t) return false;
+    } else {
+      if (*w->k < lo || *w->k > hi) return false;
+      w->x = const_like(t, *w->k);
+      lo = hi = *w->k;
+    }
+    if (range) {
+      range[at][0] = lo;
+      range[at][1] = hi;
+    }
+    ++at;
+  }
+  a = x->x;
+  b = y->x;
+  return true;
+}
+
+// x >> k or x / 2^k (floor division: the same), k in [lo, hi]: x and k.
+bool shifted_right(const Expr& e, int lo, int hi, Expr& x, int& k) {
+  const auto* op = e.as<Binary>();
+  if (!op) return false;
+  std::optional<int64_t> c = constant_of(op->b);
+  if (!c) return false;
+  if (op->op == BinaryOp::Shr && *c >= lo && *c <= hi) {
+    k = int(*c);
+  } else if (op->op == BinaryOp::Div && *c > 0 && (*c & (*c - 1)) == 0) {
+    k = 0;
+    while ((int64_t(1) << k) != *c) ++k;
+    if (k < lo || k > hi) return false;
+  } else {
+    return false;
+  }
+  x = op->a;
+  return true;
+}
+
+}  // namespace
+
+std::optional<WideArith> match_wide_arith(const Expr& e) {
+  const auto* cast = e.as<Cast>();
+  if (!cast || !cast->dtype.is_integer() || cast->dtype.bits > 32) return std::nullopt;
+  DataType c = cast->dtype.element_of();
+  Expr v = cast->value;
+  if (!v.dtype().is_integer() || v.dtype().bits != 64) return std::nullopt;
+  // The clamps of v to constants: min(v, hi) and max(v, lo), in either nesting.
+  std::optional<int64_t> lo, hi;
+  for (int peel = 0; peel < 2; ++peel) {
+    const auto* op = v.as<Binary>();
+    if (!op || (op->op != BinaryOp::Min && op->op != BinaryOp::Max)) break;
+    std::optional<int64_t>& bound = op->op == BinaryOp::Min ? hi : lo;
+    if (bound) break;
+    if (std::optional<int64_t> k = constant_of(op->b)) {
+      bound = k;
+      v = op->a;
+    } else if (std::optional<int64_t> k2 = constant_of(op->a)) {
+      bound = k2;
+      v = op->b;
+    } else {
+      break;
+    }
+  }
+  if (v.dtype().is_uint()) {  // u64 constants: their bit patterns, kept below 2^63
+    if ((lo && *lo < 0) || (hi && *hi < 0)) return std::nullopt;
+  }
+  // With lo <= hi, min(max(v, lo), hi) and max(min(v, hi), lo) are the same.
+  if (lo && hi && *lo > *hi) return std::nullopt;
+  const auto* op = v.as<Binary>();
+  if (!op) return std::nullopt;
+  WideArith w;
+  w.result = c;
+  i128 nlo = 0, nhi = 0;  // the values v can take
+  Expr inner;
+  int k = 0;
+  if (op->op == BinaryOp::Add || op->op == BinaryOp::Sub) {
+    bool sub = op->op == BinaryOp::Sub;
+    if (sub && !v.dtype().is_int()) return std::nullopt;
+    i128 range[2][2];
+    if (!wide_pair(op, sub, w.a, w.b, range)) return std::nullopt;
+    DataType t = w.a.dtype().element_of();
+    if (c != t) return std::nullopt;
+    w.kind = sub ? WideArith::SatSub : WideArith::SatAdd;
+    nlo = sub ? range[0][0] - range[1][1] : range[0][0] + range[1][0];
+    nhi = sub ? range[0][1] - range[1][0] : range[0][1] + range[1][1];
+    // Saturated to T: each bound clamped to T's, or one the sum cannot pass.
+    if (!(lo ? i128(*lo) == type_min(t) : nlo >= type_min(t))) return std::nullopt;
+    if (!(hi ? i128(*hi) == type_max(t) : nhi <= type_max(t))) return std::nullopt;
+    return w;
+  }
+  if (!shifted_right(v, 1, 31, inner, k)) return std::nullopt;
+  const auto* sum = inner.as<Binary>();
+  auto lower_cast = [&](Expr r) { return r.dtype().element_of() == c ? r : Cast::make(c.with_lanes(r.dtype().lanes), r); };
+  auto K = [&](const Expr& like, int64_t x) { return const_like(like.dtype(), x); };
+  auto bin = [](BinaryOp o, Expr x, Expr y) { return Binary::make(o, std::move(x), std::move(y)); };
+  if (k == 1 && !lo && !hi && sum && (sum->op == BinaryOp::Add || sum->op == BinaryOp::Sub)) {
+    // The averages: (a + b) >> 1, (a + b + 1) >> 1, (a - b) >> 1.
+    bool rounds = false;
+    const Binary* pair = sum;
+    if (sum->op == BinaryOp::Add) {
+      Expr rest = other_than_constant(inner, BinaryOp::Add, 1);
+      const auto* p2 = rest ? rest.as<Binary>() : nullptr;
+      if (p2 && p2->op == BinaryOp::Add && !constant_of(rest)) {
+        Expr a2, b2;
+        if (wide_pair(p2, false, a2, b2)) {
+          pair = p2;
+          rounds = true;
+        }
+      }
+    }
+    bool sub = pair->op == BinaryOp::Sub;
+    if (sub && !v.dtype().is_int()) return std::nullopt;
+    if (!wide_pair(pair, sub, w.a, w.b)) return std::nullopt;
+    DataType t = w.a.dtype().element_of();
+    if (sub ? c.bits != 32 : c != t) return std::nullopt;
+    w.kind = sub ? WideArith::NegAvg : rounds ? WideArith::AvgRound : WideArith::Avg;
+    Expr one = K(w.a, 1);
+    Expr halves = bin(sub ? BinaryOp::Sub : BinaryOp::Add, bin(BinaryOp::Shr, w.a, one), bin(BinaryOp::Shr, w.b, one));
+    Expr carry = sub ? bin(BinaryOp::BitAnd, Unary::make(UnaryOp::BitNot, w.a), w.b)
+                     : bin(rounds ? BinaryOp::BitOr : BinaryOp::BitAnd, w.a, w.b);
+    w.lowered = lower_cast(bin(sub ? BinaryOp::Sub : BinaryOp::Add, halves, bin(BinaryOp::BitAnd, carry, one)));
+    return w;
+  }
+  // The rounding shift: (wide(a) + 2^(k-1)) >> k.
+  Expr a = other_than_constant(inner, BinaryOp::Add, int64_t(1) << (k - 1));
+  if (!a) return std::nullopt;
+  std::optional<WideOperand> x = wide_operand(a, false);
+  if (!x || !x->x) return std::nullopt;
+  w.kind = WideArith::RoundShift;
+  w.a = x->x;
+  w.shift = k;
+  DataType t = w.a.dtype().element_of();
+  nlo = (type_min(t) + (i128(1) << (k - 1))) >> k;
+  nhi = (type_max(t) + (i128(1) << (k - 1))) >> k;
+  // The clamps, applied in T: each must be a value of T or one that never binds.
+  Expr r = bin(BinaryOp::Add, bin(BinaryOp::Shr, w.a, K(w.a, k)),
+               bin(BinaryOp::BitAnd, bin(BinaryOp::Shr, w.a, K(w.a, k - 1)), K(w.a, 1)));
+  if (lo && i128(*lo) > nlo) {
+    if (*lo < type_min(t) || *lo > type_max(t)) return std::nullopt;
+    r = bin(BinaryOp::Max, r, K(w.a, *lo));
+  }
+  if (hi && i128(*hi) < nhi) {
+    if (*hi < type_min(t) || *hi > type_max(t)) return std::nullopt;
+    r = bin(BinaryOp::Min, r, K(w.a, *hi));
+  }
+  // Saturating to C: both of C's bounds held, by the clamps or by the values.
+  bool lo_held = lo ? i128(*lo) == type_min(c) || (i128(*lo) <= nlo && nlo >= type_min(c)) : nlo >= type_min(c);
+  bool hi_held = hi ? i128(*hi) == type_max(c) || (i128(*hi) >= nhi && nhi <= type_max(c)) : nhi <= type_max(c);
+  w.saturate = lo_held && hi_held;
+  w.lowered = lower_cast(r);
+  return w;
+}
+
 bool must_stay_scalar(const Stmt& body, bool hexagon) {
   struct Finder : IRVisitor {
     using IRVisitor::visit;
@@ -105,6 +298,13 @@ bool must_stay_scalar(const Stmt& body, bool hexagon) {
         if (std::optional<FixedPointMul> m = match_fixed_point_mul(e)) {
           visit(m->a);
           visit(m->b);
+          return;
+        }
+      }
+      if (hexagon && e.dtype().is_integer() && e.dtype().bits <= 32) {
+        if (std::optional<WideArith> w = match_wide_arith(e)) {
+          visit(w->a);
+          if (w->b) visit(w->b);
           return;
         }
       }

@@ -36,4 +36,29 @@ struct FixedPointMul {
 };
 std::optional<FixedPointMul> match_fixed_point_mul(const Expr& e);
 
+// 32-bit arithmetic written through a 64-bit intermediate so that it cannot wrap (Halide's
+// saturating_add, halving_add, rounding_halving_add, halving_sub and rounding_shift_right with
+// a saturating cast, as its FindIntrinsics names them), which HVX computes in 32-bit lanes, so
+// it does not keep a loop scalar on Hexagon. a and b are 32-bit vectors of one type T (i32 or
+// u32) widened to 64 bits (signed for i32, and for a difference), or a constant in T's range:
+//   SatAdd, SatSub   T(clamp(wide(a) +- wide(b), T's range))   a bound the value cannot pass may
+//                                                              be left out
+//   Avg, AvgRound    T((wide(a) + wide(b) [+ 1]) >> 1)         or / 2
+//   NegAvg           T((wide(a) - wide(b)) >> 1)               or / 2; result i32 or u32
+//   RoundShift       C((wide(a) + 2^(k-1)) >> k) for k in [1, 31] (or / 2^k), C a 32-bit
+//                    type, or C of 8 or 16 bits with the value clamped to C's range as above
+// `lowered` is the same value computed exactly in 32-bit lanes, without a 64-bit value (for a
+// form no single instruction computes): the averages as (a >> 1) + (b >> 1) + the carry of the
+// low bits, the rounding shift as (a >> k) + ((a >> (k - 1)) & 1), which cannot overflow, then
+// the clamp in T. Null for the saturating adds, which every HVX version computes directly.
+struct WideArith {
+  enum Kind { SatAdd, SatSub, Avg, AvgRound, NegAvg, RoundShift } kind = SatAdd;
+  Expr a, b;           // b null for RoundShift
+  int shift = 0;       // RoundShift: k
+  DataType result;     // the cast's type
+  bool saturate = false;  // RoundShift: clamped to a narrower result's range
+  Expr lowered;
+};
+std::optional<WideArith> match_wide_arith(const Expr& e);
+
 }  // namespace dspc
