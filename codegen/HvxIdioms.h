@@ -33,6 +33,9 @@ struct HvxMatch {
   bool round = false;      // custom rows: the fixed-point multiply rounds
   int reduce = 0;          // custom rows: the partial reduction's instruction (HvxIdioms.cpp)
   bool has_acc = false;    // custom rows: operand 0 is an accumulator added to the result
+  bool packed_second = false;  // custom rows: the dot product's second operands come as one span
+  int dot = 0;             // custom rows: the dot product's instruction (HvxIdioms.cpp, kDotInstrs)
+  int dot_bits = 0;        // custom rows: the dot product's result lane width
 };
 
 // The first row of the table whose pattern matches `e` on `target`, or nullopt.
