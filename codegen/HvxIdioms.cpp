@@ -22,6 +22,8 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Support/MathExtras.h>
 
+#include <algorithm>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -216,8 +218,8 @@ struct HvxIdiom {
 
 namespace {
 
-bool match_dot4(const Expr& e, HvxMatch& m);
-llvm::Value* emit_dot4(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
+bool match_dot(const Expr& e, HvxMatch& m);
+llvm::Value* emit_dot(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_mul_i32(const Expr& e, HvxMatch& m);
 llvm::Value* emit_mul_i32(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_vreduce(const Expr& e, HvxMatch& m);
@@ -634,129 +636,331 @@ llvm::Value* emit_hvx_idiom(llvm::IRBuilder<>& b, const HvxMatch& m, const std::
   return concat(b, pieces);
 }
 
-// ---------------------------------------------------------------- the dot product
+// ---------------------------------------------------------------- dot products
 
 namespace {
 
-// widen(u8 vector) * broadcast(byte) in 32-bit lanes, in either order: the vector, the byte
-// and its signedness.
-bool byte_product(const Expr& e, Expr& vec, Expr& byte, bool& is_signed) {
-  const auto* m = e.as<dspc::Binary>();
-  if (!m || m->op != BinaryOp::Mul) return false;
-  for (int order = 0; order < 2; ++order) {
-    const Expr& x = order ? m->b : m->a;
-    const Expr& y = order ? m->a : m->b;
-    const auto* c = x.as<dspc::Cast>();
-    const auto* bc = y.as<Broadcast>();
-    if (!c || !bc || c->dtype.bits != 32 || !c->dtype.is_integer()) continue;
-    DataType from = c->value.dtype();
-    if (!from.is_uint() || from.bits != 8 || from.lanes != c->dtype.lanes) continue;
-    for (const char* kind : {"sbyte", "ubyte"}) {
-      if (Expr s = scalar_byte(bc->value, kind)) {
-        vec = c->value;
-        byte = s;
-        is_signed = std::string(kind) == "sbyte";
-        return true;
-      }
-    }
+Expr extended_from(const Expr& e);
+
+// One side of a term of a dot product: a vector of narrow integers (bytes; halfwords for
+// vdmpy(Vu.h, Rt.b)) widened to the sum's type, or a scalar byte under a broadcast.
+struct DotSide {
+  Expr e;              // the narrow vector, or the scalar byte (an i8 or u8 value)
+  bool vector = false;
+  bool can_u = false;  // its values are unsigned bytes (u8 lanes, or a constant in [0, 255])
+  bool can_s = false;  // its values are signed bytes (i8 lanes, or a constant in [-128, 127])
+
+  // The range of its values.
+  std::pair<int64_t, int64_t> range() const {
+    if (std::optional<int64_t> c = const_int(e)) return {*c, *c};
+    DataType d = e.dtype();
+    if (d.is_uint()) return {0, (int64_t(1) << d.bits) - 1};
+    return {-(int64_t(1) << (d.bits - 1)), (int64_t(1) << (d.bits - 1)) - 1};
   }
-  return false;
+};
+
+DotSide constant_side(int64_t c) {
+  DotSide s;
+  s.can_u = c >= 0 && c <= 255;
+  s.can_s = c >= -128 && c <= 127;
+  if (s.can_u || s.can_s) s.e = make_const(c < 0 ? DataType::i8() : DataType::u8(), c);
+  return s;
 }
 
-// The four vectors are bytes j, j + 4, j + 8, ... of one dense span (a layout that keeps
-// each lane's four bytes together, such as Bq[k / 4, n * 4 + k % 4]): one dense load of the
-// span is already in the order the dot product reads, so nothing is shuffled.
-Expr packed_span(const std::vector<Expr>& vecs) {
+// `e`, a vector of the sum's lanes, as a side of `bits`-bit values (bits 8: either signedness;
+// 16: signed halfwords only), or null.
+std::optional<DotSide> dot_side(const Expr& e, int bits) {
+  if (std::optional<int64_t> c = const_int(e)) {
+    DotSide s = constant_side(*c);
+    return s.e ? std::optional<DotSide>(s) : std::nullopt;
+  }
+  if (const auto* bc = e.as<Broadcast>()) {
+    Expr x = extended_from(bc->value);
+    if (!x || x.dtype().lanes != 1 || x.dtype().bits != 8 || !x.dtype().is_integer()) return std::nullopt;
+    return DotSide{x, false, x.dtype().is_uint(), x.dtype().is_int()};
+  }
+  Expr x = extended_from(e);
+  if (!x || x.dtype().lanes != e.dtype().lanes || x.dtype().bits != bits || !x.dtype().is_integer()) return std::nullopt;
+  if (bits == 16 && !x.dtype().is_int()) return std::nullopt;
+  return DotSide{x, true, x.dtype().is_uint(), x.dtype().is_int()};
+}
+
+// A term of the sum as a product of two sides, at least one a vector (vector first); a widened
+// vector alone is its product by 1.
+struct DotTerm {
+  DotSide a, b;
+};
+
+std::optional<DotTerm> dot_term(const Expr& t, int bits) {
+  // A product in a narrower type, widened, is the product itself where it cannot wrap there:
+  // i32(i16(u8) * i16(-3)), u32(u16(u8) * 255).
+  Expr x = t;
+  std::optional<DataType> narrow;
+  if (const auto* c = t.as<dspc::Cast>(); c && c->dtype.is_integer() && c->value.dtype().is_integer() &&
+                                          c->value.dtype().bits < c->dtype.bits && c->value.as<dspc::Binary>()) {
+    x = c->value;
+    narrow = x.dtype();
+  }
+  if (const auto* m = x.as<dspc::Binary>(); m && m->op == BinaryOp::Mul) {
+    std::optional<DotSide> a = dot_side(m->a, bits), b = dot_side(m->b, bits);
+    if (!a || !b || (!a->vector && !b->vector)) return std::nullopt;
+    if (!a->vector) std::swap(a, b);
+    // A product of two vectors is of bytes only (vdmpy(Vu.h, Rt.b) takes a scalar).
+    if (b->vector && bits != 8) return std::nullopt;
+    if (!b->vector && bits == 16 && !b->can_s) return std::nullopt;
+    if (narrow) {
+      auto [alo, ahi] = a->range();
+      auto [blo, bhi] = b->range();
+      int64_t corners[] = {alo * blo, alo * bhi, ahi * blo, ahi * bhi};
+      int64_t lo = *std::min_element(std::begin(corners), std::end(corners));
+      int64_t hi = *std::max_element(std::begin(corners), std::end(corners));
+      int bits_n = narrow->bits;
+      if (bits_n >= 63) return std::nullopt;
+      int64_t min = narrow->is_int() ? -(int64_t(1) << (bits_n - 1)) : 0;
+      int64_t max = narrow->is_int() ? (int64_t(1) << (bits_n - 1)) - 1 : (int64_t(1) << bits_n) - 1;
+      if (lo < min || hi > max) return std::nullopt;
+    }
+    return DotTerm{*a, *b};
+  }
+  if (narrow) return std::nullopt;
+  std::optional<DotSide> a = dot_side(t, bits);
+  if (!a || !a->vector) return std::nullopt;
+  return DotTerm{*a, constant_side(1)};
+}
+
+// The terms of a sum (adds of e's type, in any grouping: dspc's integer adds wrap, so they
+// regroup exactly).
+void sum_terms(const Expr& e, DataType t, std::vector<Expr>& out) {
+  if (const auto* add = e.as<dspc::Binary>(); add && add->op == BinaryOp::Add && add->dtype == t) {
+    sum_terms(add->a, t, out);
+    sum_terms(add->b, t, out);
+    return;
+  }
+  out.push_back(e);
+}
+
+// The k vectors are the elements j, j + k, j + 2k, ... of one dense span, in some order (a
+// layout that keeps each lane's k values together, as Bq[k / 4, n * 4 + k % 4] or in[4 * x + r]
+// does): one dense load of the span is already in the order the instruction reads, so nothing
+// is shuffled. `order[j]` is the vector holding elements j, j + k, ...
+Expr packed_span(const std::vector<Expr>& vecs, std::vector<int>& order) {
+  int k = int(vecs.size());
   const auto* first = vecs[0].as<Load>();
-  if (!first || first->indices.size() != 1 || first->dtype.bits != 8) return Expr();
+  if (!first || first->indices.size() != 1) return Expr();
   const auto* r0 = first->indices[0].as<Ramp>();
-  if (!r0 || const_int(r0->stride) != std::optional<int64_t>(4)) return Expr();
+  if (!r0 || const_int(r0->stride) != std::optional<int64_t>(k)) return Expr();
   auto [rest0, c0] = split_constant(r0->base);
-  for (int j = 1; j < 4; ++j) {
+  std::vector<int64_t> offsets;
+  for (int j = 0; j < k; ++j) {
     const auto* l = vecs[j].as<Load>();
     const auto* r = l && l->indices.size() == 1 ? l->indices[0].as<Ramp>() : nullptr;
     if (!r || l->buffer != first->buffer || l->dtype != first->dtype || r->lanes != r0->lanes ||
-        const_int(r->stride) != std::optional<int64_t>(4))
+        const_int(r->stride) != std::optional<int64_t>(k))
       return Expr();
     auto [rest, c] = split_constant(r->base);
-    if (c != c0 + j || (rest || rest0 ? !(rest && rest0 && same_expr(rest, rest0)) : false)) return Expr();
+    if (rest || rest0 ? !(rest && rest0 && same_expr(rest, rest0)) : false) return Expr();
+    offsets.push_back(c - c0);
   }
-  return Load::make(first->buffer, {Ramp::make(r0->base, make_const(r0->base.dtype(), 1), 4 * r0->lanes)});
+  int64_t low = *std::min_element(offsets.begin(), offsets.end());
+  order.assign(k, -1);
+  for (int j = 0; j < k; ++j) {
+    int64_t at = offsets[j] - low;
+    if (at < 0 || at >= k || order[at] >= 0) return Expr();
+    order[at] = j;
+  }
+  Expr base = rest0 ? Binary::make(BinaryOp::Add, rest0, make_const(r0->base.dtype(), c0 + low))
+                    : make_const(r0->base.dtype(), c0 + low);
+  return Load::make(first->buffer, {Ramp::make(base, make_const(r0->base.dtype(), 1), k * r0->lanes)});
 }
 
-// acc + (((t0 + t1) + t2) + t3), each term a byte product in 32-bit lanes. Operands: acc, the
-// four bytes, then the four vectors (or their packed span).
-bool match_dot4(const Expr& e, HvxMatch& m) {
-  const auto* op = e.as<dspc::Binary>();
-  if (!op || op->op != BinaryOp::Add || op->dtype.bits != 32 || !op->dtype.is_integer() ||
-      op->dtype.lanes % 32)
-    return false;
-  std::vector<Expr> terms;
-  Expr sum = op->b;
-  while (terms.size() < 3) {
-    const auto* add = sum.as<dspc::Binary>();
-    if (!add || add->op != BinaryOp::Add) return false;
-    terms.insert(terms.begin(), add->b);
-    sum = add->a;
-  }
-  terms.insert(terms.begin(), sum);
-  std::vector<Expr> vecs(4), bytes(4);
-  bool any_signed = false, any_unsigned_byte = false;
-  for (int j = 0; j < 4; ++j) {
-    bool is_signed = false;
-    if (!byte_product(terms[j], vecs[j], bytes[j], is_signed)) return false;
-    any_signed |= is_signed;
-    any_unsigned_byte |= !is_signed && !bytes[j].as<IntImm>();
-  }
-  // One instruction multiplies by all four bytes: they must agree on their signedness (an
-  // unsigned constant byte below 128 reads the same either way).
-  if (any_signed && any_unsigned_byte) return false;
-  if (any_signed)
-    for (Expr& byte : bytes) {
-      if (const auto* i = byte.as<IntImm>()) {
-        if (i->value > 127) return false;
-        byte = make_const(DataType::i8(), i->value);
-      }
+// The dot-product instructions: k terms of `bits`-bit values per lane of `out_bits`.
+struct DotInstr {
+  const char* name;
+  int k, bits, out_bits;
+  bool vector_v;  // the second operand is a vector (else a word of scalar bytes)
+};
+const DotInstr kDotInstrs[] = {
+    {"vrmpyub", 4, 8, 32, false},   // Vu.ub, Rt.ub
+    {"vrmpybus", 4, 8, 32, false},  // Vu.ub, Rt.b
+    {"vrmpyubv", 4, 8, 32, true},   // Vu.ub, Vv.ub
+    {"vrmpybv", 4, 8, 32, true},    // Vu.b, Vv.b
+    {"vrmpybusv", 4, 8, 32, true},  // Vu.ub, Vv.b
+    {"vdmpybus", 2, 8, 16, false},  // Vu.ub, Rt.b
+    {"vdmpyhb", 2, 16, 32, false},  // Vu.h, Rt.b
+};
+
+// Sides of the k terms for instruction `d` (swapping a term's two sides where that fits), or
+// false: the first operand's values must read as its lanes' type, the second's as its.
+bool assign_sides(std::vector<DotTerm>& terms, int d) {
+  const DotInstr& in = kDotInstrs[d];
+  bool u_first = in.bits == 8 && d != 3;  // Vu.ub (vrmpybv: Vu.b; vdmpyhb: Vu.h)
+  bool u_second = d == 0 || d == 2;       // Rt.ub, Vv.ub (else signed bytes)
+  for (DotTerm& t : terms) {
+    auto fits = [&](const DotSide& x, const DotSide& y) {
+      return (u_first ? x.can_u : x.can_s) && (u_second ? y.can_u : y.can_s) &&
+             (in.vector_v || (x.vector && !y.vector));
+    };
+    if (fits(t.a, t.b)) continue;
+    if (in.vector_v && fits(t.b, t.a)) {
+      std::swap(t.a, t.b);
+      continue;
     }
-  m.is_signed = any_signed;
-  m.operands = {op->a};
-  m.operands.insert(m.operands.end(), bytes.begin(), bytes.end());
-  if (Expr span = packed_span(vecs)) {
-    m.packed = true;
-    m.operands.push_back(span);
-  } else {
-    m.operands.insert(m.operands.end(), vecs.begin(), vecs.end());
+    return false;
   }
   return true;
 }
 
-// One vrmpy per 32 lanes: each lane's four bytes times the four scalar bytes, added to it.
-// Unpacked vectors are interleaved first (byte 4i + j is v[j][i]): two rounds of two-way
-// interleaves, which the backend selects as vshuff.
-llvm::Value* emit_dot4(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
-  llvm::Value* acc = values[0];
-  llvm::Value* bytes = values[5];
-  unsigned n = lanes_of(acc);
-  if (!m.packed) {
-    auto* halves = llvm::FixedVectorType::get(b.getInt16Ty(), n);
-    llvm::Value* odd = b.CreateBitCast(interleave(b, values[7], values[8]), halves);
-    bytes = interleave(b, b.CreateBitCast(interleave(b, values[5], values[6]), halves), odd);
-    bytes = b.CreateBitCast(bytes, llvm::FixedVectorType::get(b.getInt8Ty(), 4 * n));
+// A sum (of 16- or 32-bit lanes in whole registers) holding k products of narrow values that
+// one HVX instruction sums k by k per lane: four byte products into words (vrmpy: a vector of
+// bytes by scalar bytes or by a vector of bytes, each signedness; the scalar form where the
+// bytes fit it, else a vector of them), two byte products into halfwords (vdmpy(Vu.ub, Rt.b))
+// and two signed-halfword products into words (vdmpy(Vu.h, Rt.b)). The other terms of the sum
+// are its accumulator. The vrmpy's four vectors are interleaved (one permute per register of
+// the result, as Halide's vshuff) unless they are one dense span; the forms whose products the
+// widening multiplies (vmpa) take as cheaply, the vdmpy and the 16-bit vrmpy, only for a span.
+// Operands: [acc], the first sides (k, or their span), the second sides (k, or their span).
+bool match_dot(const Expr& e, HvxMatch& m) {
+  const auto* root = e.as<dspc::Binary>();
+  DataType t = e.dtype();
+  if (!root || root->op != BinaryOp::Add || !t.is_integer() || (t.bits != 16 && t.bits != 32) ||
+      (t.lanes * t.bits) % 1024 != 0)
+    return false;
+  std::vector<Expr> all;
+  sum_terms(e, t, all);
+  for (int i = 0; i < int(std::size(kDotInstrs)); ++i) {
+    // Weights that fit either scalar form take the one of the sum's signedness (Halide's).
+    int d = i < 2 && t.is_int() ? 1 - i : i;
+    const DotInstr& in = kDotInstrs[d];
+    if (in.out_bits < t.bits || (in.out_bits > t.bits && in.k != 4)) continue;
+    std::vector<DotTerm> terms;
+    std::vector<Expr> rest;
+    for (const Expr& term : all) {
+      std::optional<DotTerm> p = int(terms.size()) < in.k ? dot_term(term, in.bits) : std::nullopt;
+      if (p)
+        terms.push_back(*p);
+      else
+        rest.push_back(term);
+    }
+    if (int(terms.size()) != in.k || !assign_sides(terms, d)) continue;
+    std::vector<Expr> first, second;
+    std::vector<int> order;
+    for (const DotTerm& x : terms) first.push_back(x.a.e);
+    Expr span = packed_span(first, order);
+    if (span) {
+      std::vector<DotTerm> sorted;
+      for (int j : order) sorted.push_back(terms[j]);
+      terms = sorted;
+    }
+    // Only where nothing is shuffled, unless the sum is in words and four bytes deep.
+    if (!span && (in.k != 4 || t.bits != 32)) continue;
+    bool second_vectors = true;
+    for (const DotTerm& x : terms) second_vectors &= x.b.vector;
+    Expr second_span;
+    if (second_vectors) {
+      for (const DotTerm& x : terms) second.push_back(x.b.e);
+      std::vector<int> o2;
+      second_span = packed_span(second, o2);
+      for (int j = 0; j < in.k && second_span; ++j)
+        if (o2[j] != j) second_span = Expr();
+    }
+    if (t.bits == 16 && in.out_bits == 32 && second_vectors && !second_span) continue;
+    m.operands.clear();
+    m.has_acc = !rest.empty();
+    if (m.has_acc) {
+      Expr acc = rest[0];
+      for (size_t j = 1; j < rest.size(); ++j) acc = Binary::make(BinaryOp::Add, acc, rest[j]);
+      m.operands.push_back(acc);
+    }
+    m.packed = static_cast<bool>(span);
+    if (span) {
+      m.operands.push_back(span);
+    } else {
+      for (const DotTerm& x : terms) m.operands.push_back(x.a.e);
+    }
+    m.packed_second = static_cast<bool>(second_span);
+    if (second_span) {
+      m.operands.push_back(second_span);
+    } else {
+      for (const DotTerm& x : terms) m.operands.push_back(x.b.e);
+    }
+    m.dot = d;
+    m.dot_bits = t.bits;
+    return true;
   }
-  llvm::Type* i32 = b.getInt32Ty();
-  llvm::Value* rt = nullptr;
-  for (unsigned j = 0; j < 4; ++j) {
-    llvm::Value* byte = b.CreateShl(b.CreateZExt(values[1 + j], i32), b.getInt32(8 * j));
-    rt = rt ? b.CreateOr(rt, byte) : byte;
-  }
-  llvm::Function* f =
-      intrinsic(*b.GetInsertBlock()->getModule(), m.is_signed ? "vrmpybus_acc" : "vrmpyub_acc");
+  return false;
+}
+
+// x0[i] x1[i] ... x(k-1)[i] for every i: k = 2 one interleave, k = 4 two rounds (byte pairs,
+// then the pairs as halfwords), which the backend selects as vshuff.
+llvm::Value* interleave_k(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& xs) {
+  if (xs.size() == 2) return interleave(b, xs[0], xs[1]);
+  auto* elem = llvm::cast<llvm::FixedVectorType>(xs[0]->getType())->getElementType();
+  unsigned n = lanes_of(xs[0]);
+  auto* wide = llvm::FixedVectorType::get(b.getIntNTy(2 * elem->getIntegerBitWidth()), n);
+  llvm::Value* even = b.CreateBitCast(interleave(b, xs[0], xs[1]), wide);
+  llvm::Value* odd = b.CreateBitCast(interleave(b, xs[2], xs[3]), wide);
+  return b.CreateBitCast(interleave(b, even, odd), llvm::FixedVectorType::get(elem, 4 * n));
+}
+
+// One instruction per register of the result: per lane, its k values times the k weights.
+// Scalar bytes go into one word, byte j of it the weight of term j (vdmpy's: w0 w1 w0 w1); a
+// vector operand whose terms are all scalars is that word splatted.
+llvm::Value* emit_dot(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
+  const DotInstr& in = kDotInstrs[m.dot];
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  size_t at = 0;
+  llvm::Value* acc = m.has_acc ? values[at++] : nullptr;
+  auto take = [&](bool packed) {
+    if (packed) return values[at++];
+    std::vector<llvm::Value*> xs(values.begin() + at, values.begin() + at + in.k);
+    at += in.k;
+    bool scalars = true;
+    for (llvm::Value* x : xs) scalars &= !x->getType()->isVectorTy();
+    if (scalars) {
+      llvm::Value* word = nullptr;
+      for (unsigned j = 0; j < 4; ++j) {
+        llvm::Value* byte = b.CreateShl(b.CreateZExt(xs[j % in.k], b.getInt32Ty()), b.getInt32(8 * j));
+        word = word ? b.CreateOr(word, byte) : byte;
+      }
+      return word;
+    }
+    unsigned n = 0;
+    for (llvm::Value* x : xs)
+      if (x->getType()->isVectorTy()) n = lanes_of(x);
+    for (llvm::Value*& x : xs)
+      if (!x->getType()->isVectorTy()) x = b.CreateVectorSplat(n, x);
+    return interleave_k(b, xs);
+  };
+  llvm::Value* x = take(m.packed);
+  llvm::Value* y = take(m.packed_second);
+  auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+  // A vector operand all of whose terms are scalars: the word splatted, the same per register.
+  bool x_splat = !x->getType()->isVectorTy(), y_splat = in.vector_v && !y->getType()->isVectorTy();
+  if (x_splat) x = b.CreateVectorSplat(32, x);
+  if (y_splat) y = b.CreateVectorSplat(32, y);
+  unsigned out_lanes = 1024 / in.out_bits;  // per register
+  llvm::Value* bytes = x_splat ? y : x;
+  unsigned registers = unsigned(lanes_of(bytes) * bytes->getType()->getScalarSizeInBits() / 1024);
+  bool fused_acc = acc && unsigned(m.dot_bits) == unsigned(in.out_bits);
+  llvm::Type* piece = llvm::FixedVectorType::get(b.getIntNTy(in.out_bits), out_lanes);
+  auto register_of = [&](llvm::Value* v, unsigned q) {
+    unsigned per = 1024 / v->getType()->getScalarSizeInBits();
+    return b.CreateBitCast(slice(b, v, q * per, per), words);
+  };
+  std::string f = in.name;
   std::vector<llvm::Value*> parts;
-  for (unsigned q = 0; q < n / 32; ++q) {
-    llvm::Value* vu = b.CreateBitCast(slice(b, bytes, 128 * q, 128), llvm::FixedVectorType::get(i32, 32));
-    parts.push_back(b.CreateCall(f, {slice(b, acc, 32 * q, 32), vu, rt}));
+  for (unsigned q = 0; q < registers; ++q) {
+    llvm::Value* vu = x_splat ? x : register_of(x, q);
+    llvm::Value* vv = y_splat || !y->getType()->isVectorTy() ? y : register_of(y, q);
+    llvm::Value* out = fused_acc ? b.CreateCall(intrinsic(module, f + "_acc"), {register_of(acc, q), vu, vv})
+                                 : b.CreateCall(intrinsic(module, f), {vu, vv});
+    parts.push_back(b.CreateBitCast(out, piece));
   }
-  return concat(b, parts);
+  llvm::Value* r = concat(b, parts);
+  if (unsigned(m.dot_bits) < unsigned(in.out_bits))
+    r = b.CreateTrunc(r, llvm::FixedVectorType::get(b.getIntNTy(m.dot_bits), lanes_of(r)));
+  if (acc && !fused_acc) r = b.CreateAdd(acc, r);
+  return r;
 }
 
 // ---------------------------------------------------------------- partial reductions

@@ -35,6 +35,9 @@ struct HvxMatch {
   bool has_acc = false;    // custom rows: operand 0 is an accumulator added to the result
   std::string wide_op;     // custom rows: wide_arith's instruction (empty: operand 0 is the
                            // value, computed in 32-bit lanes)
+  bool packed_second = false;  // custom rows: the dot product's second operands come as one span
+  int dot = 0;             // custom rows: the dot product's instruction (HvxIdioms.cpp, kDotInstrs)
+  int dot_bits = 0;        // custom rows: the dot product's result lane width
 };
 
 // The first row of the table whose pattern matches `e` on `target`, or nullopt.

@@ -55,6 +55,10 @@ bool is_byte_product(const Expr& e) {
   return byte(m->a) && byte(m->b);
 }
 
+// The most terms of a byte-product reduction written out four by four when its innermost
+// extent is not a multiple of 4 (a 5x5 stencil's 25 fit).
+constexpr int64_t kMaxUnrolledDotTerms = 32;
+
 // Replaces the Reduce nodes of one stage body by accumulator loads: post-order, so a
 // reduction nested in another's source is lowered inside the outer one's loops.
 class ReductionLowering : public IRMutator {
@@ -98,13 +102,40 @@ class ReductionLowering : public IRMutator {
       }
       source = group;
       axes.back() = {outer, last.extent / 4};
+    } else if (group_ && inner.empty() && op->op == ReduceOp::Sum && is_byte_product(source) &&
+               !(vector_lanes_ > 0 && last.extent >= vector_lanes_)) {
+      // A small reduction whose innermost extent is not a multiple of 4 (a 3x3 stencil's 9
+      // taps): every term written out, in loop order, four by four, the last group shorter.
+      int64_t total = 1;
+      for (const ReduceAxis& a : axes) total *= a.extent;
+      if (total >= 4 && total <= kMaxUnrolledDotTerms) {
+        Expr sum, group;
+        int in_group = 0;
+        for (int64_t flat = 0; flat < total; ++flat) {
+          std::map<const VarNode*, Expr> at;
+          int64_t rest = flat;
+          for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+            at[it->var.get()] = make_i32(rest % it->extent);
+            rest /= it->extent;
+          }
+          Expr term = substitute(source, at);
+          group = group ? Binary::make(BinaryOp::Add, group, term, s) : term;
+          if (++in_group == 4 || flat + 1 == total) {
+            sum = sum ? Binary::make(BinaryOp::Add, sum, group, s) : group;
+            group = Expr();
+            in_group = 0;
+          }
+        }
+        source = sum;
+        axes.clear();
+      }
     }
     auto update = [&](const Expr& value) {
       return Store::make(acc, {make_i32(0)}, Binary::make(reduce_combine_op(op->op), acc_value, value, s), s);
     };
     Stmt loops;
     int64_t lanes = vector_lanes_;
-    if (lanes > 0 && inner.empty() && last.extent >= lanes) {
+    if (lanes > 0 && inner.empty() && !axes.empty() && axes.back().extent >= lanes) {
       // The innermost axis in vectors (lower_reductions).
       int64_t n = last.extent, rem = n % lanes;
       VarRef ro = VarNode::make(fresh_name(last.var->name + "_o", used_), DataType::i32(), last.var->span);
