@@ -584,8 +584,7 @@ class LoopVectorizer : public IRMutator {
     } catch (const CannotVectorize&) {
       return Stmt();
     }
-    if (narrowest_access_bytes(body) * N != vector_bytes_ || widest_lane_bytes(body) * N > 4 * vector_bytes_ ||
-        !fused_accesses_ok(body, L, vector_bytes_ / 4))
+    if (narrowest_access_bytes(body) * N != vector_bytes_ || !fused_accesses_ok(body, L, vector_bytes_ / 4))
       return Stmt();
     return For::make(xo, make_const(xt, 0), make_const(xt, (E + k - 1) / k), op->for_kind, body, op->span);
   }
