@@ -523,7 +523,7 @@ class LoopVectorizer : public IRMutator {
   // (O[y, x, c] with c's extent L) then stores whole dense vectors, and its loads are dense or
   // runs of L consecutive elements, which codegen reads without gathers. Only when every
   // store outside the body's local state is dense in the fused lanes, every load's lanes are
-  // runs of at least a quarter register, and the body stores only what it does not read (so
+  // runs of at least an eighth of a register (16 bytes on HVX: a u8 NHWC pixel of 16 channels), and the body stores only what it does not read (so
   // that lanes are independent, and a last group shifted inwards may recompute a few x).
   // Null when the pair does not qualify: the loops are then handled one by one.
   Stmt fuse_short_vector(const For* op) {
@@ -584,7 +584,7 @@ class LoopVectorizer : public IRMutator {
     } catch (const CannotVectorize&) {
       return Stmt();
     }
-    if (narrowest_access_bytes(body) * N != vector_bytes_ || !fused_accesses_ok(body, L, vector_bytes_ / 4))
+    if (narrowest_access_bytes(body) * N != vector_bytes_ || !fused_accesses_ok(body, L, vector_bytes_ / 8))
       return Stmt();
     return For::make(xo, make_const(xt, 0), make_const(xt, (E + k - 1) / k), op->for_kind, body, op->span);
   }
