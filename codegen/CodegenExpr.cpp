@@ -126,7 +126,10 @@ llvm::Value* FunctionCodegen::eval(const Expr& e) {
       const auto* whole = op->cond.as<Broadcast>();
       llvm::Value* c = eval(whole ? whole->value : op->cond);
       llvm::Value* t = eval(op->t);
-      return b_.CreateSelect(c, t, eval(op->f));
+      llvm::Value* f = eval(op->f);
+      if (auto* k = llvm::dyn_cast<llvm::Constant>(c); k && c->getType()->isVectorTy() && !interleave_select(k, t, f))
+        if (llvm::Value* v = hooks_->constant_select(b_, k, t, f)) return v;
+      return b_.CreateSelect(c, t, f);
     }
     case NodeKind::Load: return eval_load(e.as<Load>());
     case NodeKind::Call: return eval_call(e.as<Call>());
@@ -565,7 +568,8 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
   int64_t base_align = low_power_of_two(it == handle_align_.end() ? eb : it->second);
   std::optional<int64_t> k = const_int(base);
   int64_t multiple = k ? (*k == 0 ? kMaxMultiple : low_power_of_two(std::abs(*k))) : known_multiple(base);
-  if (std::min<int64_t>(base_align, target_.alloc_alignment) < width || (multiple * eb) % width) return nullptr;
+  if (std::min<int64_t>(base_align, target_.alloc_alignment) < width || (multiple * eb) % width)
+    return unaligned_window_load(op, mty, base, off, std::min<int64_t>({base_align, target_.alloc_alignment, multiple * eb}));
   auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
   // Each register's lanes: within blocks b to b + n - 1 (in units of `per` elements), n <= 4.
   std::vector<int64_t> first_block, blocks;
@@ -612,6 +616,100 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
     pieces.push_back(v);
   }
   return pieces.size() == 1 ? pieces[0] : llvm::concatenateVectors(b_, pieces);
+}
+
+// window_load's lanes where the base is not known to start an aligned vector (O[y, x] =
+// I[y / 2, x / 2] over 128 lanes of x reads from y / 2 * 512 + x_o * 64, a multiple of 64
+// elements only; a fused loop's last group shifted inwards): per register, when its lanes lie
+// within two vectors' worth of elements from its lowest, one or two unaligned vector loads from
+// that lowest element and a shuffle (a vshuff for repeated lanes, a vdeal for a stride), not a
+// lane-by-lane gather. `align` is what the base is known to be aligned to, in bytes. Null when
+// a register's lanes span more, or are all one element, or when they are consecutive (a plain
+// load).
+llvm::Value* FunctionCodegen::unaligned_window_load(const Load* op, llvm::Type* mty, const Expr& base,
+                                                    const std::vector<int64_t>& off, int64_t align) {
+  auto* vt = llvm::cast<llvm::FixedVectorType>(mty);
+  int64_t eb = vt->getScalarSizeInBits() / 8;
+  int64_t per = target_.vector_bytes / eb;
+  int lanes = op->dtype.lanes;
+  std::vector<int64_t> lows;
+  std::vector<int> spans;
+  bool plain = true;
+  for (int64_t p = 0; p < lanes; p += per) {
+    int64_t lo = off[p], hi = off[p];
+    for (int64_t i = p; i < p + per; ++i) lo = std::min(lo, off[i]), hi = std::max(hi, off[i]);
+    // A register of one element is a scalar load and a broadcast (splat_runs_load), no permute.
+    if (hi - lo >= 2 * per || hi == lo) return nullptr;
+    for (int64_t i = p; i < p + per && plain; ++i) plain = off[i] - off[p] == i - p;
+    lows.push_back(lo);
+    spans.push_back(hi - lo < per ? 1 : 2);
+  }
+  if (plain) return nullptr;
+  llvm::Value* start = handle_of(op->buffer);
+  std::optional<int64_t> k = const_int(base);
+  if (!k || *k != 0)
+    start = b_.CreateInBoundsGEP(memory_type(ctx_, op->buffer->dtype), start, to_index(eval(base), base.dtype()));
+  auto* piece_ty = llvm::FixedVectorType::get(vt->getElementType(), per);
+  llvm::Align base_align(std::max<int64_t>(low_power_of_two(std::max<int64_t>(align, eb)), eb));
+  auto piece = [&](int64_t at) {
+    llvm::Value* p = b_.CreateConstGEP1_64(vt->getElementType(), start, at);
+    return b_.CreateAlignedLoad(piece_ty, p, llvm::commonAlignment(base_align, uint64_t(std::abs(at) * eb)));
+  };
+  std::vector<llvm::Value*> pieces;
+  for (size_t r = 0; r < lows.size(); ++r) {
+    std::vector<int> mask;
+    for (int64_t i = 0; i < per; ++i) mask.push_back(static_cast<int>(off[r * per + i] - lows[r]));
+    llvm::Value* a = piece(lows[r]);
+    pieces.push_back(spans[r] == 1 ? b_.CreateShuffleVector(a, mask)
+                                   : b_.CreateShuffleVector(a, piece(lows[r] + per), mask));
+  }
+  return pieces.size() == 1 ? pieces[0] : llvm::concatenateVectors(b_, pieces);
+}
+
+// Whether select(cond, t, f), cond constant, is a two-way interleave of windows of at most two
+// sources: lanes alternate between t's and f's in runs of u (a power of two), and the lanes
+// taken from each side, in order, read consecutive elements of one source (t and f each a
+// single-source shuffle, or a plain value). LLVM merges such a select into one two-source
+// shuffle that it lowers well (vshuff on HVX: Halide's select((x % 2) == 0, a(x / 2), b(x /
+// 2))); other constant selects go through TargetHooks::constant_select.
+bool FunctionCodegen::interleave_select(llvm::Constant* cond, llvm::Value* t, llvm::Value* f) {
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t->getType());
+  if (!vt) return false;
+  int n = static_cast<int>(vt->getNumElements());
+  // Side s's lane i as (source, element), from its single-source shuffle or itself.
+  auto source_of = [&](llvm::Value* v, int i) -> std::pair<llvm::Value*, int> {
+    if (auto* sh = llvm::dyn_cast<llvm::ShuffleVectorInst>(v)) {
+      int m = sh->getMaskValue(static_cast<unsigned>(i));
+      int w = static_cast<int>(llvm::cast<llvm::FixedVectorType>(sh->getOperand(0)->getType())->getNumElements());
+      if (m < 0) return {nullptr, -1};
+      return m < w ? std::pair<llvm::Value*, int>{sh->getOperand(0), m} : std::pair<llvm::Value*, int>{sh->getOperand(1), m - w};
+    }
+    return {v, i};
+  };
+  int u = 0;  // the run length
+  for (int i = 0; i < n && !u; ++i) {
+    llvm::Constant* c = cond->getAggregateElement(static_cast<unsigned>(i));
+    if (!c || c->isNullValue()) u = i;
+  }
+  if (u <= 0 || (u & (u - 1)) != 0 || n % (2 * u)) return false;
+  for (int side = 0; side < 2; ++side) {
+    llvm::Value* v = side == 0 ? t : f;
+    llvm::Value* src = nullptr;
+    int next = -1;
+    for (int i = 0; i < n; ++i) {
+      llvm::Constant* c = cond->getAggregateElement(static_cast<unsigned>(i));
+      if (!c) return false;
+      bool from_t = !c->isNullValue();
+      if (from_t != ((i / u) % 2 == 0)) return false;
+      if (from_t != (side == 0)) continue;
+      auto [s, e] = source_of(v, i);
+      if (!s) return false;
+      if (src && (s != src || e != next)) return false;
+      src = s;
+      next = e + 1;
+    }
+  }
+  return true;
 }
 
 // A vector index that is not a ramp but whose lanes are consecutive elements (a fused pair of
@@ -987,7 +1085,10 @@ int64_t FunctionCodegen::known_multiple(const Expr& e) const {
       // Divisibility by 2^k (k < bits) survives wrap-around, so wrapping ops keep it.
       const auto* op = e.as<Binary>();
       int64_t a = known_multiple(op->a);
-      if (op->op == BinaryOp::Add || op->op == BinaryOp::Sub) return std::min(a, known_multiple(op->b));
+      // min and max are one of their operands (a split's last vector shifted inwards:
+      // min(x_o * 64, 136) is a multiple of 8).
+      if (op->op == BinaryOp::Add || op->op == BinaryOp::Sub || op->op == BinaryOp::Min || op->op == BinaryOp::Max)
+        return std::min(a, known_multiple(op->b));
       if (op->op == BinaryOp::Mul) return std::min(a * known_multiple(op->b), kMaxMultiple);
       std::optional<int64_t> c = const_int(op->b);
       if (op->op == BinaryOp::Shl && c && *c >= 0 && *c < 20) return std::min(a << *c, kMaxMultiple);

@@ -72,6 +72,13 @@ class TargetHooks {
                                 llvm::Value*& lo, llvm::Value*& hi) {
     return false;
   }
+  // select(cond, t, f) with a constant condition, as an instruction LLVM does not look
+  // through (HVX: vmux by a constant predicate), so that LLVM does not merge the shuffles of
+  // t and f into one two-source shuffle, which LLVM 19's Hexagon backend lowers lane by lane
+  // unless it is a plain interleave. Null for the generic select.
+  virtual llvm::Value* constant_select(llvm::IRBuilder<>& b, llvm::Constant* cond, llvm::Value* t, llvm::Value* f) {
+    return nullptr;
+  }
 };
 
 // The hooks of `target`.
@@ -130,7 +137,10 @@ class FunctionCodegen {
   llvm::Value* realigned_load(const Load* op, llvm::Type* mty);
   llvm::Value* interleaved_load(const Load* op, llvm::Type* mty);
   llvm::Value* window_load(const Load* op, llvm::Type* mty);
+  llvm::Value* unaligned_window_load(const Load* op, llvm::Type* mty, const Expr& base, const std::vector<int64_t>& off,
+                                    int64_t align);
   llvm::Value* runs_load(const Load* op, llvm::Type* mty);
+  bool interleave_select(llvm::Constant* cond, llvm::Value* t, llvm::Value* f);
   llvm::Value* transposing_load(const Load* op, llvm::Type* mty);
   llvm::Value* splat_runs_load(const Load* op);
   bool runs_store(const Store* op);

@@ -447,6 +447,7 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
   struct AutoLoop {
     LoopBounds outer, inner;
     bool emit_inner = false;
+    bool vector_outer = false;  // the outer loop itself vectorized (a short innermost extent)
     Expr value;
   };
   std::vector<AutoLoop> plan(vars.size());
@@ -469,6 +470,14 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
       l.inner = {vi, make_i32(0), lanes};
       l.emit_inner = true;
       l.outer = {vo, make_i32(0), (extent + lanes - 1) / lanes};
+    } else if (i == inner && i > 0 && lanes > 1 && !jam && extent >= 2 && extent < lanes && region[i].ends == 0 &&
+               count_reductions(stage.body) == 0) {
+      // An innermost extent below a vector (O[y, x, c] with 3 channels): the whole loop
+      // vectorized, which the vectorizer fuses with the loop around it into whole registers
+      // over several x when the accesses allow (passes/Vectorize.cpp, fuse_short_vector), and
+      // otherwise unrolls as scalar code.
+      l.outer = {v, make_i32(lo), extent};
+      l.vector_outer = true;
     } else if (jam && i == jam_dim) {
       VarRef j = VarNode::make(v->name + "_j", DataType::i32(), v->span);
       l.value = Binary::make(
@@ -514,7 +523,8 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
     if (l.emit_inner)
       body = For::make(l.inner.var, l.inner.min, make_i32(l.inner.extent), ForKind::Vectorized, body, stage.span);
     body = open_hints(i, body);
-    body = For::make(l.outer.var, l.outer.min, make_i32(l.outer.extent), ForKind::Serial, body, stage.span);
+    body = For::make(l.outer.var, l.outer.min, make_i32(l.outer.extent),
+                     l.vector_outer ? ForKind::Vectorized : ForKind::Serial, body, stage.span);
   }
   return body;
 }
