@@ -205,6 +205,22 @@ class HexagonHooks : public TargetHooks {
     return true;
   }
 
+  llvm::Value* load_window(llvm::IRBuilder<>& b, llvm::FixedVectorType* ty, llvm::Value* lo, llvm::Value* hi) override {
+    auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+    uint64_t bytes = words->getPrimitiveSizeInBits() / 8;
+    if (ty->getPrimitiveSizeInBits() != words->getPrimitiveSizeInBits()) return nullptr;
+    llvm::Value* keep = b.getInt32(~uint32_t(bytes - 1));
+    auto block = [&](llvm::Value* p) {
+      llvm::Value* a = b.CreateIntrinsic(llvm::Intrinsic::ptrmask, {p->getType(), b.getInt32Ty()}, {p, keep});
+      return b.CreateAlignedLoad(words, a, llvm::Align(bytes));
+    };
+    llvm::Value* first = block(lo);
+    llvm::Value* last = block(hi);
+    llvm::Value* shift = b.CreatePtrToInt(lo, b.getInt32Ty());
+    llvm::Value* v = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_valignb_128B, {}, {last, first, shift});
+    return b.CreateBitCast(v, ty);
+  }
+
   // vmux(Q, t, f) per register, Q = vandvrt of a constant byte vector (1 in each byte of a
   // lane the condition takes from t), which LLVM hoists out of loops.
   llvm::Value* constant_select(llvm::IRBuilder<>& b, llvm::Constant* cond, llvm::Value* t, llvm::Value* f) override {
