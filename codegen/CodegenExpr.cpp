@@ -134,9 +134,15 @@ llvm::Value* FunctionCodegen::eval(const Expr& e) {
       const auto* op = e.as<Select>();
       // A broadcast condition selects whole vectors: decided once, on the scalar.
       const auto* whole = op->cond.as<Broadcast>();
-      llvm::Value* c = eval(whole ? whole->value : op->cond);
+      llvm::Value* c = whole ? nullptr : constant_lanes(op->cond);
+      if (!c) c = eval(whole ? whole->value : op->cond);
+      if (auto* k = llvm::dyn_cast<llvm::Constant>(c); k && c->getType()->isVectorTy())
+        if (llvm::Value* v = interleaved_loads(k, op)) return v;
       llvm::Value* t = eval(op->t);
-      return b_.CreateSelect(c, t, eval(op->f));
+      llvm::Value* f = eval(op->f);
+      if (auto* k = llvm::dyn_cast<llvm::Constant>(c); k && c->getType()->isVectorTy() && !interleave_select(k, t, f))
+        if (llvm::Value* v = hooks_->constant_select(b_, k, t, f)) return v;
+      return b_.CreateSelect(c, t, f);
     }
     case NodeKind::Load: return eval_load(e.as<Load>());
     case NodeKind::Call: return eval_call(e.as<Call>());
@@ -575,7 +581,8 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
   int64_t base_align = low_power_of_two(it == handle_align_.end() ? eb : it->second);
   std::optional<int64_t> k = const_int(base);
   int64_t multiple = k ? (*k == 0 ? kMaxMultiple : low_power_of_two(std::abs(*k))) : known_multiple(base);
-  if (std::min<int64_t>(base_align, target_.alloc_alignment) < width || (multiple * eb) % width) return nullptr;
+  if (std::min<int64_t>(base_align, target_.alloc_alignment) < width || (multiple * eb) % width)
+    return unaligned_window_load(op, mty, base, off, std::min<int64_t>({base_align, target_.alloc_alignment, multiple * eb}));
   auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
   // Each register's lanes: within blocks b to b + n - 1 (in units of `per` elements), n <= 4.
   std::vector<int64_t> first_block, blocks;
@@ -622,6 +629,199 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
     pieces.push_back(v);
   }
   return pieces.size() == 1 ? pieces[0] : llvm::concatenateVectors(b_, pieces);
+}
+
+// window_load's lanes where the base is not known to start an aligned vector (O[y, x] =
+// I[y / 2, x / 2] over 128 lanes of x reads from y / 2 * 512 + x_o * 64, a multiple of 64
+// elements only; a fused loop's last group shifted inwards): per register, when its lanes lie
+// within one vector's worth of elements from its lowest, the target's window from that lowest
+// element (TargetHooks::load_window: on HVX the aligned vectors of the lowest and the highest
+// element and a valign, so that nothing outside the aligned blocks of the elements read is
+// touched) and a shuffle, not a lane-by-lane gather. Null when a register's lanes span more, or
+// are all one element (a scalar load and a broadcast), or are consecutive (a plain load), or
+// when the target has no windows (the gather stays).
+llvm::Value* FunctionCodegen::unaligned_window_load(const Load* op, llvm::Type* mty, const Expr& base,
+                                                    const std::vector<int64_t>& off, int64_t align) {
+  auto* vt = llvm::cast<llvm::FixedVectorType>(mty);
+  int64_t eb = vt->getScalarSizeInBits() / 8;
+  int64_t per = target_.vector_bytes / eb;
+  int lanes = op->dtype.lanes;
+  std::vector<int64_t> lows, highs;
+  bool plain = true;
+  for (int64_t p = 0; p < lanes; p += per) {
+    int64_t lo = off[p], hi = off[p];
+    for (int64_t i = p; i < p + per; ++i) lo = std::min(lo, off[i]), hi = std::max(hi, off[i]);
+    // A register of one element is a scalar load and a broadcast (splat_runs_load), no permute.
+    if (hi - lo >= per || hi == lo) return nullptr;
+    for (int64_t i = p; i < p + per && plain; ++i) plain = off[i] - off[p] == i - p;
+    lows.push_back(lo);
+    highs.push_back(hi);
+  }
+  if (plain) return nullptr;
+  llvm::Value* start = handle_of(op->buffer);
+  std::optional<int64_t> k = const_int(base);
+  if (!k || *k != 0)
+    start = b_.CreateInBoundsGEP(memory_type(ctx_, op->buffer->dtype), start, to_index(eval(base), base.dtype()));
+  // `align` bytes divide the base's address: elements lo and hi in one align-sized chunk from it
+  // are in one aligned vector (align at most a vector), which is then read once.
+  int64_t chunk = std::min<int64_t>(low_power_of_two(std::max<int64_t>(align, 1)), target_.vector_bytes);
+  auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
+  auto* piece_ty = llvm::FixedVectorType::get(vt->getElementType(), per);
+  std::vector<llvm::Value*> pieces;
+  for (size_t r = 0; r < lows.size(); ++r) {
+    std::vector<int> mask;
+    for (int64_t i = 0; i < per; ++i) mask.push_back(static_cast<int>(off[r * per + i] - lows[r]));
+    // Only when lo and hi share one aligned vector (two blocks and a valign: LLVM 19 merged
+    // that valign with its own lowering of an overlapping unaligned load wrongly, found by
+    // e2e/vtcm.vmix: C[i] = T[i] - A[299 - i]).
+    if (floor_div(lows[r] * eb, chunk) != floor_div(highs[r] * eb, chunk) || chunk < eb) return nullptr;
+    llvm::Value* at = b_.CreateConstGEP1_64(vt->getElementType(), start, lows[r]);
+    llvm::Value* a = hooks_->load_window(b_, piece_ty, at, at);
+    if (!a) return nullptr;
+    pieces.push_back(b_.CreateShuffleVector(a, mask));
+  }
+  return pieces.size() == 1 ? pieces[0] : llvm::concatenateVectors(b_, pieces);
+}
+
+// A boolean vector whose every lane is known at compile time, as a constant: comparisons of
+// integer vectors whose lanes are constants (lane_offsets with a constant base: x % 2 == 0 over
+// ramp(x_o * 256, 1, 256), c == 1 over a fused loop's j % 3), and && and || of such. Null
+// otherwise.
+llvm::Constant* FunctionCodegen::constant_lanes(const Expr& cond) {
+  int n = cond.dtype().lanes;
+  const auto* op = cond.as<Binary>();
+  if (n < 2 || !cond.dtype().is_bool() || !op) return nullptr;
+  std::vector<bool> lanes(static_cast<size_t>(n));
+  if (op->op == BinaryOp::And || op->op == BinaryOp::Or) {
+    llvm::Constant* a = constant_lanes(op->a);
+    llvm::Constant* b = a ? constant_lanes(op->b) : nullptr;
+    if (!b) return nullptr;
+    return llvm::cast<llvm::Constant>(op->op == BinaryOp::And ? b_.CreateAnd(a, b) : b_.CreateOr(a, b));
+  }
+  if (!is_comparison(op->op) || !op->a.dtype().is_integer()) return nullptr;
+  std::vector<int64_t> va, vb;
+  for (const Expr* side : {&op->a, &op->b}) {
+    Expr base;
+    std::vector<int64_t> off;
+    if (!lane_offsets(*side, n, base, off)) return nullptr;
+    const IntImm* k = as_int(base);
+    if (!k) return nullptr;
+    for (int64_t& o : off) o += k->value;
+    (side == &op->a ? va : vb) = std::move(off);
+  }
+  std::vector<llvm::Constant*> bits;
+  for (int i = 0; i < n; ++i) {
+    int64_t a = va[i], b = vb[i];
+    bool r = false;
+    switch (op->op) {
+      case BinaryOp::EQ: r = a == b; break;
+      case BinaryOp::NE: r = a != b; break;
+      case BinaryOp::LT: r = a < b; break;
+      case BinaryOp::LE: r = a <= b; break;
+      case BinaryOp::GT: r = a > b; break;
+      case BinaryOp::GE: r = a >= b; break;
+      default: return nullptr;
+    }
+    bits.push_back(b_.getInt1(r));
+  }
+  return llvm::ConstantVector::get(bits);
+}
+
+// select(cond, t, f) with a constant condition that alternates between t and f in runs of u
+// lanes (u a power of two), t and f loads whose lanes taken read consecutive elements (a
+// stride-2 store of two planes, O[y, x, c] = select(c == 0, A[y, x], B[y, x]) fused; Halide's
+// select(x % 2 == 0, in(x / 2), in((x + 16) / 2))): the interleave of two dense loads of the
+// elements taken, one shuffle that HVX does with vshuff, instead of a shuffle of each load and
+// a merge. Only the elements taken are read. Null when the select is not of that form, or on a
+// target with vectors when the two halves are not whole registers.
+llvm::Value* FunctionCodegen::interleaved_loads(llvm::Constant* cond, const Select* op) {
+  const auto* lt = op->t.as<Load>();
+  const auto* lf = op->f.as<Load>();
+  int n = op->dtype.lanes;
+  if (!lt || !lf || n < 4 || op->dtype.is_bool() || lt->indices.size() != 1 || lf->indices.size() != 1) return nullptr;
+  // Each half whole registers: LLVM 19 lowers the interleave of two half registers of u8 for
+  // HVX lane by lane.
+  int64_t width = target_.vector_bytes;
+  if (width && (n / 2 * op->dtype.bytes()) % width) return nullptr;
+  auto taken = [&](int i) -> std::optional<bool> {
+    llvm::Constant* c = cond->getAggregateElement(static_cast<unsigned>(i));
+    if (!c || llvm::isa<llvm::UndefValue>(c)) return std::nullopt;
+    return !c->isNullValue();
+  };
+  int u = 0;
+  while (u < n && taken(u) == std::optional<bool>(true)) ++u;
+  if (u == 0 || (u & (u - 1)) != 0 || n % (2 * u)) return nullptr;
+  for (int i = 0; i < n; ++i)
+    if (taken(i) != std::optional<bool>((i / u) % 2 == 0)) return nullptr;
+  std::vector<llvm::Value*> halves;
+  for (const Load* l : {lt, lf}) {
+    Expr base;
+    std::vector<int64_t> off;
+    if (!lane_offsets(l->indices[0], n, base, off)) return nullptr;
+    bool from_t = l == lt;
+    int64_t first = -1, next = 0;
+    for (int i = 0; i < n; ++i) {
+      if (((i / u) % 2 == 0) != from_t) continue;
+      if (first < 0) first = next = off[i];
+      if (off[i] != next) return nullptr;
+      ++next;
+    }
+    DataType t = base.dtype();
+    Expr at = first ? Binary::make(BinaryOp::Add, base, make_const(t, first)) : base;
+    halves.push_back(eval(Load::make(l->buffer, {Ramp::make(at, make_const(t, 1), n / 2)})));
+  }
+  std::vector<int> mask;
+  for (int i = 0; i < n; ++i) {
+    int k = (i / (2 * u)) * u + i % u;
+    mask.push_back((i / u) % 2 == 0 ? k : n / 2 + k);
+  }
+  return b_.CreateShuffleVector(halves[0], halves[1], mask);
+}
+
+// Whether select(cond, t, f), cond constant, is a two-way interleave of windows of at most two
+// sources: lanes alternate between t's and f's in runs of u (a power of two), and the lanes
+// taken from each side, in order, read consecutive elements of one source (t and f each a
+// single-source shuffle, or a plain value). LLVM merges such a select into one two-source
+// shuffle that it lowers well (vshuff on HVX: Halide's select((x % 2) == 0, a(x / 2), b(x /
+// 2))); other constant selects go through TargetHooks::constant_select.
+bool FunctionCodegen::interleave_select(llvm::Constant* cond, llvm::Value* t, llvm::Value* f) {
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t->getType());
+  if (!vt) return false;
+  int n = static_cast<int>(vt->getNumElements());
+  // Side s's lane i as (source, element), from its single-source shuffle or itself.
+  auto source_of = [&](llvm::Value* v, int i) -> std::pair<llvm::Value*, int> {
+    if (auto* sh = llvm::dyn_cast<llvm::ShuffleVectorInst>(v)) {
+      int m = sh->getMaskValue(static_cast<unsigned>(i));
+      int w = static_cast<int>(llvm::cast<llvm::FixedVectorType>(sh->getOperand(0)->getType())->getNumElements());
+      if (m < 0) return {nullptr, -1};
+      return m < w ? std::pair<llvm::Value*, int>{sh->getOperand(0), m} : std::pair<llvm::Value*, int>{sh->getOperand(1), m - w};
+    }
+    return {v, i};
+  };
+  int u = 0;  // the run length
+  for (int i = 0; i < n && !u; ++i) {
+    llvm::Constant* c = cond->getAggregateElement(static_cast<unsigned>(i));
+    if (!c || c->isNullValue()) u = i;
+  }
+  if (u <= 0 || (u & (u - 1)) != 0 || n % (2 * u)) return false;
+  for (int side = 0; side < 2; ++side) {
+    llvm::Value* v = side == 0 ? t : f;
+    llvm::Value* src = nullptr;
+    int next = -1;
+    for (int i = 0; i < n; ++i) {
+      llvm::Constant* c = cond->getAggregateElement(static_cast<unsigned>(i));
+      if (!c) return false;
+      bool from_t = !c->isNullValue();
+      if (from_t != ((i / u) % 2 == 0)) return false;
+      if (from_t != (side == 0)) continue;
+      auto [s, e] = source_of(v, i);
+      if (!s) return false;
+      if (src && (s != src || e != next)) return false;
+      src = s;
+      next = e + 1;
+    }
+  }
+  return true;
 }
 
 // A vector index that is not a ramp but whose lanes are consecutive elements (a fused pair of
@@ -997,10 +1197,15 @@ int64_t FunctionCodegen::known_multiple(const Expr& e) const {
       // Divisibility by 2^k (k < bits) survives wrap-around, so wrapping ops keep it.
       const auto* op = e.as<Binary>();
       int64_t a = known_multiple(op->a);
-      if (op->op == BinaryOp::Add || op->op == BinaryOp::Sub) return std::min(a, known_multiple(op->b));
+      // min and max are one of their operands (a split's last vector shifted inwards:
+      // min(x_o * 64, 136) is a multiple of 8).
+      if (op->op == BinaryOp::Add || op->op == BinaryOp::Sub || op->op == BinaryOp::Min || op->op == BinaryOp::Max)
+        return std::min(a, known_multiple(op->b));
       if (op->op == BinaryOp::Mul) return std::min(a * known_multiple(op->b), kMaxMultiple);
       std::optional<int64_t> c = const_int(op->b);
       if (op->op == BinaryOp::Shl && c && *c >= 0 && *c < 20) return std::min(a << *c, kMaxMultiple);
+      // An exact division by a positive constant (the dividend a multiple of it): x_o * 128 / 2.
+      if (op->op == BinaryOp::Div && c && *c > 0 && a % *c == 0) return low_power_of_two(a / *c);
       return 1;
     }
     default: return 1;

@@ -204,6 +204,55 @@ class HexagonHooks : public TargetHooks {
     hi = b.CreateBitCast(b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_hi_128B, {}, {pair}), t);
     return true;
   }
+
+  llvm::Value* load_window(llvm::IRBuilder<>& b, llvm::FixedVectorType* ty, llvm::Value* lo, llvm::Value* hi) override {
+    auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+    uint64_t bytes = words->getPrimitiveSizeInBits() / 8;
+    if (ty->getPrimitiveSizeInBits() != words->getPrimitiveSizeInBits()) return nullptr;
+    llvm::Value* keep = b.getInt32(~uint32_t(bytes - 1));
+    auto block = [&](llvm::Value* p) {
+      llvm::Value* a = b.CreateIntrinsic(llvm::Intrinsic::ptrmask, {p->getType(), b.getInt32Ty()}, {p, keep});
+      return b.CreateAlignedLoad(words, a, llvm::Align(bytes));
+    };
+    llvm::Value* first = block(lo);
+    llvm::Value* last = block(hi);
+    llvm::Value* shift = b.CreatePtrToInt(lo, b.getInt32Ty());
+    llvm::Value* v = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_valignb_128B, {}, {last, first, shift});
+    return b.CreateBitCast(v, ty);
+  }
+
+  // vmux(Q, t, f) per register, Q = vandvrt of a constant byte vector (1 in each byte of a
+  // lane the condition takes from t), which LLVM hoists out of loops.
+  llvm::Value* constant_select(llvm::IRBuilder<>& b, llvm::Constant* cond, llvm::Value* t, llvm::Value* f) override {
+    auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(t->getType());
+    auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+    uint64_t bits = words->getPrimitiveSizeInBits();
+    if (!vt || !vt->getElementType()->isIntegerTy() || vt->getScalarSizeInBits() % 8 ||
+        vt->getPrimitiveSizeInBits() % bits)
+      return nullptr;
+    unsigned eb = vt->getScalarSizeInBits() / 8, per = unsigned(bits / 8 / eb), n = vt->getNumElements();
+    std::vector<llvm::Value*> out;
+    for (unsigned first = 0; first < n; first += per) {
+      std::vector<uint8_t> bytes;
+      for (unsigned i = first; i < first + per; ++i) {
+        llvm::Constant* c = cond->getAggregateElement(i);
+        if (!c) return nullptr;
+        bool take_t = !c->isNullValue();
+        for (unsigned k = 0; k < eb; ++k) bytes.push_back(take_t ? 1 : 0);
+      }
+      llvm::Constant* mask = llvm::ConstantDataVector::get(b.getContext(), llvm::ArrayRef<uint8_t>(bytes));
+      llvm::Value* q = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_vandvrt_128B, {},
+                                         {b.CreateBitCast(mask, words), b.getInt32(0x01010101)});
+      std::vector<int> slice;
+      for (unsigned i = first; i < first + per; ++i) slice.push_back(int(i));
+      llvm::Value* ts = n == per ? t : b.CreateShuffleVector(t, slice);
+      llvm::Value* fs = n == per ? f : b.CreateShuffleVector(f, slice);
+      llvm::Value* m = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_vmux_128B, {},
+                                         {q, b.CreateBitCast(ts, words), b.CreateBitCast(fs, words)});
+      out.push_back(b.CreateBitCast(m, llvm::FixedVectorType::get(vt->getElementType(), per)));
+    }
+    return out.size() == 1 ? out[0] : llvm::concatenateVectors(b, out);
+  }
 };
 
 }  // namespace

@@ -72,6 +72,20 @@ class TargetHooks {
                                 llvm::Value*& lo, llvm::Value*& hi) {
     return false;
   }
+  // select(cond, t, f) with a constant condition, as an instruction LLVM does not look
+  // through (HVX: vmux by a constant predicate), so that LLVM does not merge the shuffles of
+  // t and f into one two-source shuffle, which LLVM 19's Hexagon backend lowers lane by lane
+  // unless it is a plain interleave. Null for the generic select.
+  // One register of `ty` holding the elements from `lo` on, up to `hi` (hi - lo below a
+  // register), reading only the aligned vectors that hold lo and hi (HVX: two aligned loads and
+  // a valign), so that nothing past the aligned block of the last element is read. Null when the
+  // target has no such sequence.
+  virtual llvm::Value* load_window(llvm::IRBuilder<>& b, llvm::FixedVectorType* ty, llvm::Value* lo, llvm::Value* hi) {
+    return nullptr;
+  }
+  virtual llvm::Value* constant_select(llvm::IRBuilder<>& b, llvm::Constant* cond, llvm::Value* t, llvm::Value* f) {
+    return nullptr;
+  }
 };
 
 // The hooks of `target`.
@@ -130,7 +144,12 @@ class FunctionCodegen {
   llvm::Value* realigned_load(const Load* op, llvm::Type* mty);
   llvm::Value* interleaved_load(const Load* op, llvm::Type* mty);
   llvm::Value* window_load(const Load* op, llvm::Type* mty);
+  llvm::Value* unaligned_window_load(const Load* op, llvm::Type* mty, const Expr& base, const std::vector<int64_t>& off,
+                                    int64_t align);
   llvm::Value* runs_load(const Load* op, llvm::Type* mty);
+  bool interleave_select(llvm::Constant* cond, llvm::Value* t, llvm::Value* f);
+  llvm::Value* interleaved_loads(llvm::Constant* cond, const Select* op);
+  llvm::Constant* constant_lanes(const Expr& cond);
   llvm::Value* transposing_load(const Load* op, llvm::Type* mty);
   llvm::Value* splat_runs_load(const Load* op);
   bool runs_store(const Store* op);

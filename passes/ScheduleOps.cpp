@@ -478,6 +478,7 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
   struct AutoLoop {
     LoopBounds outer, inner;
     bool emit_inner = false;
+    bool vector_outer = false;  // the outer loop itself vectorized (a short innermost extent)
     Expr value;
   };
   std::vector<AutoLoop> plan(vars.size());
@@ -485,7 +486,8 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
     const VarRef& v = vars[i];
     AutoLoop& l = plan[i];
     int64_t lo = region[i].min, extent = region[i].extent;
-    if (i == inner && lanes > 1 && extent >= lanes && (region[i].ends == 0 || region[i].ends == lanes)) {
+    bool whole_short = i == inner && i > 0 && short_vector && extent == lanes && region[i].ends == 0;
+    if (i == inner && lanes > 1 && extent >= lanes && !whole_short && (region[i].ends == 0 || region[i].ends == lanes)) {
       VarRef vo = VarNode::make(v->name + "_o", DataType::i32(), v->span);
       VarRef vi = VarNode::make(v->name + "_v", DataType::i32(), v->span);
       Expr start = Binary::make(BinaryOp::Mul, var_expr(vo), make_i32(lanes));
@@ -500,6 +502,14 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
       l.inner = {vi, make_i32(0), lanes};
       l.emit_inner = true;
       l.outer = {vo, make_i32(0), (extent + lanes - 1) / lanes};
+    } else if (whole_short || (i == inner && i > 0 && lanes > 1 && !jam && extent >= 2 && extent < lanes &&
+                               region[i].ends == 0 && count_reductions(stage.body) == 0)) {
+      // An innermost extent below a vector (O[y, x, c] with 3 channels; or a power of two,
+      // short_vector_lanes): the whole loop vectorized, which the vectorizer fuses with the
+      // loop around it into whole registers over several x when the accesses allow
+      // (passes/Vectorize.cpp, fuse_short_vector), and otherwise unrolls as scalar code.
+      l.outer = {v, make_i32(lo), extent};
+      l.vector_outer = true;
     } else if (jam && i == jam_dim) {
       VarRef j = VarNode::make(v->name + "_j", DataType::i32(), v->span);
       l.value = Binary::make(
@@ -545,7 +555,8 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
     if (l.emit_inner)
       body = For::make(l.inner.var, l.inner.min, make_i32(l.inner.extent), ForKind::Vectorized, body, stage.span);
     body = open_hints(i, body);
-    body = For::make(l.outer.var, l.outer.min, make_i32(l.outer.extent), ForKind::Serial, body, stage.span);
+    body = For::make(l.outer.var, l.outer.min, make_i32(l.outer.extent),
+                     l.vector_outer ? ForKind::Vectorized : ForKind::Serial, body, stage.span);
   }
   return body;
 }

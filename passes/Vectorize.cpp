@@ -541,10 +541,12 @@ class LoopVectorizer : public IRMutator {
     const auto* v = s.as<For>();
     if (!v || v->for_kind != ForKind::Vectorized) return Stmt();
     const IntImm* ve = as_int(v->extent);
-    if (!ve || ve->value < 2 || (ve->value & (ve->value - 1)) != 0) return Stmt();
-    Stmt vbody = mutate(v->body);  // what is inside the vector loop first, as mutate_For does
+    if (!ve || ve->value < 2) return Stmt();
+    // What is inside the vector loop first, as mutate_For does; simplified while its indices
+    // are scalar (x + 1 - 1 is x), as the simplifier folds little of vector index algebra.
+    Stmt vbody = simplify_stmt(mutate(v->body));
     if (must_stay_scalar(vbody, hexagon_) || !stores_only_what_it_does_not_read(vbody)) return Stmt();
-    int64_t L = ve->value, E = extent->value;
+    int64_t L = ve->value;
     Stmt inner_loop = For::make(v->var, v->min, v->extent, v->for_kind, vbody, v->span);
     // k from the narrowest element the body loads or stores, as a vectorized loop's lanes are a
     // vector of its narrowest type (u8 pixels averaged in u16: 128 lanes, the u16 values a
@@ -557,10 +559,24 @@ class LoopVectorizer : public IRMutator {
     } catch (const CannotVectorize&) {
       return Stmt();
     }
-    if (L * widest >= vector_bytes_ || L * lane_bytes >= vector_bytes_ || vector_bytes_ % (L * lane_bytes))
-      return Stmt();
-    int64_t k = vector_bytes_ / (L * lane_bytes);
-    if (E < k || k * L > kMaxLanes) return Stmt();
+    if (L * widest >= vector_bytes_ || L * lane_bytes >= vector_bytes_ || vector_bytes_ % widest) return Stmt();
+    // One register of k * L lanes when L's lanes fill a power-of-two fraction of a vector of the
+    // narrowest element and every load is then runs (fused_accesses_ok); else L registers, k a
+    // register's lanes of the widest values, when every load is then windowed (three u8 planes
+    // to [y, x, 3]: each register of the output reads 43 consecutive x of each plane).
+    if (Stmt f = fuse_as(op, v, vbody, units, (L & (L - 1)) == 0 && vector_bytes_ % (L * lane_bytes) == 0
+                                                  ? vector_bytes_ / (L * lane_bytes) : 0, false))
+      return f;
+    return fuse_as(op, v, vbody, units, vector_bytes_ / widest, true);
+  }
+
+  // fuse_short_vector's loop of k * L lanes over k consecutive x; null when k is 0, when the
+  // loops do not qualify, or when some access is not as `windowed` (false: runs of at least an
+  // eighth of a register; true: within a window of two registers per register of lanes) requires.
+  Stmt fuse_as(const For* op, const For* v, const Stmt& vbody, const std::vector<const For*>& units, int64_t k,
+               bool windowed) {
+    int64_t L = as_int(v->extent)->value, E = as_int(op->extent)->value;
+    if (!k || E < k || k * L > kMaxLanes) return Stmt();
     int N = static_cast<int>(k * L);
     DataType xt = op->var->dtype, vt = v->var->dtype;
     VarRef xo = VarNode::make(op->var->name + "_f", xt, op->span);
@@ -568,24 +584,34 @@ class LoopVectorizer : public IRMutator {
     Expr start = Binary::make(BinaryOp::Mul, var_expr(xo), make_const(xt, k));
     if (E % k) start = Binary::make(BinaryOp::Min, start, make_const(xt, E - k));
     Expr x0 = simplify_expr(Binary::make(BinaryOp::Add, op->min, start));
-    Expr j = Ramp::make(make_const(xt, 0), make_const(xt, 1), N, op->span);
-    Expr xl = Binary::make(BinaryOp::Add, Broadcast::make(x0, N),
-                           Binary::make(BinaryOp::Div, j, Broadcast::make(make_const(xt, L), N)));
-    Expr jv = Ramp::make(make_const(vt, 0), make_const(vt, 1), N, op->span);
-    Expr vl = Binary::make(BinaryOp::Add, Broadcast::make(v->min, N),
-                           Binary::make(BinaryOp::Mod, jv, Broadcast::make(make_const(vt, L), N)));
-    Stmt body;
-    try {
-      LaneWidener w(op->var.get(), xl, v->var.get(), vl, N);
-      // The one-iteration loops between the pair are their first values, substituted so that
-      // the accesses' lane offsets and alignment see through them.
-      for (const For* u : units) w.bind(u->var.get(), u->min);
-      body = w.mutate(vbody);
-    } catch (const CannotVectorize&) {
-      return Stmt();
+    // Windowed: one statement per register (lanes r * k .. r * k + k - 1), so that every
+    // vector is one register and codegen's shuffles are of single registers (LLVM 19 splits a
+    // shuffle of three registers lane by lane).
+    int pieces = windowed ? static_cast<int>(L) : 1, n = windowed ? static_cast<int>(k) : N;
+    std::vector<Stmt> stmts;
+    for (int r = 0; r < pieces; ++r) {
+      Expr j = Ramp::make(make_const(xt, int64_t(r) * n), make_const(xt, 1), n, op->span);
+      Expr xl = Binary::make(BinaryOp::Add, Broadcast::make(x0, n),
+                             Binary::make(BinaryOp::Div, j, Broadcast::make(make_const(xt, L), n)));
+      Expr jv = Ramp::make(make_const(vt, int64_t(r) * n), make_const(vt, 1), n, op->span);
+      Expr vl = Binary::make(BinaryOp::Add, Broadcast::make(v->min, n),
+                             Binary::make(BinaryOp::Mod, jv, Broadcast::make(make_const(vt, L), n)));
+      Stmt piece;
+      try {
+        LaneWidener w(op->var.get(), xl, v->var.get(), vl, n);
+        // The one-iteration loops between the pair are their first values, substituted so
+        // that the accesses' lane offsets and alignment see through them.
+        for (const For* u : units) w.bind(u->var.get(), u->min);
+        piece = w.mutate(vbody);
+      } catch (const CannotVectorize&) {
+        return Stmt();
+      }
+      if (windowed ? widest_lane_bytes(piece) * k != vector_bytes_ || !windowed_accesses_ok(piece, vector_bytes_)
+                   : narrowest_access_bytes(piece) * N != vector_bytes_ || !fused_accesses_ok(piece, L, vector_bytes_ / 8))
+        return Stmt();
+      stmts.push_back(piece);
     }
-    if (narrowest_access_bytes(body) * N != vector_bytes_ || !fused_accesses_ok(body, L, vector_bytes_ / 8))
-      return Stmt();
+    Stmt body = stmts.size() == 1 ? stmts[0] : Seq::make(std::move(stmts), op->span);
     return For::make(xo, make_const(xt, 0), make_const(xt, (E + k - 1) / k), op->for_kind, body, op->span);
   }
 
@@ -646,13 +672,59 @@ class LoopVectorizer : public IRMutator {
     return check.ok;
   }
 
+  // Every store of the fused body (outside its local state) dense; every load's lanes, one
+  // register's worth at a time, within two registers' worth of elements from the register's
+  // lowest (codegen's window loads: one or two vector loads and a shuffle per register).
+  static bool windowed_accesses_ok(const Stmt& body, int64_t vector_bytes) {
+    struct Check : IRVisitor {
+      int64_t vector_bytes;
+      bool ok = true;
+      std::unordered_map<const BufferNode*, bool> local;
+      bool accessible(const std::vector<Expr>& idx, int64_t elem_bytes, bool dense) {
+        if (idx.size() != 1 || !is_vector(idx[0])) return false;
+        int lanes = idx[0].dtype().lanes;
+        std::vector<int64_t> off;
+        bool cb = false;
+        if (!fused_offsets(idx[0], lanes, off, cb)) return false;
+        if (dense) {
+          for (int i = 1; i < lanes; ++i)
+            if (off[i] != off[0] + i) return false;
+          return true;
+        }
+        int64_t per = vector_bytes / elem_bytes;
+        if (per < 1 || lanes % per) return false;
+        for (int p = 0; p < lanes; p += static_cast<int>(per)) {
+          int64_t lo = off[p], hi = off[p];
+          for (int i = p; i < p + per; ++i) lo = std::min(lo, off[i]), hi = std::max(hi, off[i]);
+          if (hi - lo >= 2 * per) return false;
+        }
+        return true;
+      }
+      using IRVisitor::visit;
+      void visit_Allocate(const Allocate* op) override {
+        local[op->buffer.get()] = true;
+        IRVisitor::visit_Allocate(op);
+      }
+      void visit_Load(const Load* op) override {
+        if (!local.count(op->buffer.get()) && op->dtype.lanes > 1 &&
+            !accessible(op->indices, op->buffer->dtype.bytes(), false))
+          ok = false;
+        IRVisitor::visit_Load(op);
+      }
+      void visit_Store(const Store* op) override {
+        if (!local.count(op->buffer.get()) && !accessible(op->indices, op->buffer->dtype.bytes(), true)) ok = false;
+        IRVisitor::visit_Store(op);
+      }
+    } check;
+    check.vector_bytes = vector_bytes;
+    check.visit(body);
+    return check.ok;
+  }
+
   static Expr plus(const Expr& a, int64_t k) {
     return k == 0 ? a : simplify_expr(Binary::make(BinaryOp::Add, a, make_i32(k)));
   }
 
-  // The bytes per lane of the widest vector values in a widened body (at least 1): loaded,
-  // stored or computed values, not the index vectors of gathers and scatters, nor ramps and
-  // broadcasts inside expressions (as wide as the values they feed).
   // The narrowest element a vector access of the body (outside its local state) loads or
   // stores, in bytes; the widest lane when it has none.
   static int64_t narrowest_access_bytes(const Stmt& body) {
@@ -681,6 +753,11 @@ class LoopVectorizer : public IRMutator {
     return n.bytes ? n.bytes : widest_lane_bytes(body);
   }
 
+  // The bytes per lane of the widest vector values in a widened body (at least 1): loaded,
+  // stored or computed values, not the index vectors of gathers and scatters, nor ramps and
+  // broadcasts inside expressions (as wide as the values they feed), nor integer vectors whose
+  // every lane is a constant (a fused loop's c = j % 3 in select(c == 0, ...): codegen folds
+  // them into constant vectors).
   static int64_t widest_lane_bytes(const Stmt& body) {
     struct Widest : IRVisitor {
       int64_t bits = 8;
@@ -690,6 +767,11 @@ class LoopVectorizer : public IRMutator {
       using IRVisitor::visit;
       void visit(const Expr& e) override {
         if (!e) return;
+        if (e.dtype().is_integer() && e.dtype().lanes > 1 && !e.as<Ramp>() && !e.as<Broadcast>()) {
+          Expr base;
+          std::vector<int64_t> off;
+          if (lane_offsets(e, e.dtype().lanes, base, off) && as_int(base)) return;
+        }
         if (!e.as<Ramp>() && !e.as<Broadcast>()) note(e.dtype());
         IRVisitor::visit(e);
       }
