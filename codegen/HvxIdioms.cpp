@@ -218,6 +218,8 @@ struct HvxIdiom {
 
 namespace {
 
+bool match_window(const Expr& e, HvxMatch& m);
+llvm::Value* emit_window(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_dot(const Expr& e, HvxMatch& m);
 llvm::Value* emit_dot(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_mul_i32(const Expr& e, HvxMatch& m);
@@ -960,6 +962,229 @@ llvm::Value* emit_dot(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector
   if (unsigned(m.dot_bits) < unsigned(in.out_bits))
     r = b.CreateTrunc(r, llvm::FixedVectorType::get(b.getIntNTy(m.dot_bits), lanes_of(r)));
   if (acc && !fused_acc) r = b.CreateAdd(acc, r);
+  return r;
+}
+
+// ---------------------------------------------------------------- sliding windows
+
+// The sliding-window instructions: per output lane j, `taps` consecutive elements from j on,
+// read from a register pair (V0 = the elements from j = 0, V1 = the same `shift` elements on).
+struct WindowInstr {
+  const char* name;
+  int taps, shift, bits, out_bits;
+  bool data_signed;   // the vector's elements are signed (Vuu.b, Vuu.h), else unsigned bytes
+  bool weights_u;     // the weights are unsigned bytes (Rt.ub), else signed
+  bool last_is_one;   // the last tap weighs 1 (vtmpy)
+};
+const WindowInstr kWindowInstrs[] = {
+    {"vrmpyubi", 4, 4, 8, 32, false, true, false},    // Vuu.ub, Rt.ub, #u1
+    {"vrmpybusi", 4, 4, 8, 32, false, false, false},  // Vuu.ub, Rt.b, #u1
+    {"vtmpybus", 3, 2, 8, 16, false, false, true},    // Vuu.ub, Rt.b
+    {"vtmpyb", 3, 2, 8, 16, true, false, true},       // Vuu.b, Rt.b
+    {"vtmpyhb", 3, 2, 16, 32, true, false, true},     // Vuu.h, Rt.b
+};
+
+// A sum (of lanes in whole register pairs' worth of the instruction's result) holding windows:
+// products of one vector read at consecutive offsets, base + c, base + c + 1, ... (dense loads
+// of one buffer, the same base but for the constant), each by a scalar byte. Each window of
+// three or four taps (vrmpy: offsets c..c+3 from the smallest, a missing tap weighs 0; vtmpy:
+// c..c+2, the third weighing 1) is one instruction per register pair of the result (vrmpy: two,
+// #0 and #1), the windows of a sum chained through the accumulating form; the other terms are
+// added after. Operands: [acc], then per window V0, V1 (read `window_shift` elements early, so
+// that nothing past the window's last tap is read) and the taps' weights.
+bool match_window(const Expr& e, HvxMatch& m) {
+  const auto* root = e.as<dspc::Binary>();
+  DataType t = e.dtype();
+  if (!root || root->op != BinaryOp::Add || !t.is_integer() || (t.bits != 16 && t.bits != 32)) return false;
+  std::vector<Expr> all;
+  sum_terms(e, t, all);
+  if (all.size() < 3) return false;
+  for (int i = 0; i < int(std::size(kWindowInstrs)); ++i) {
+    // Weights that fit either vrmpy take the one of the sum's signedness (as match_dot).
+    int d = i < 2 && t.is_int() ? 1 - i : i;
+    const WindowInstr& in = kWindowInstrs[d];
+    if (in.out_bits != t.bits || (t.lanes * in.bits) % 1024 != 0 || (t.lanes * in.out_bits) % 2048 != 0) continue;
+    // Each term as (buffer key, offset, weight), or not a tap.
+    struct Tap {
+      const Load* load;
+      Expr rest;
+      int64_t offset;
+      DotSide weight;
+      bool used = false;
+    };
+    std::vector<Tap> taps;
+    std::vector<int> tap_of(all.size(), -1);
+    for (size_t j = 0; j < all.size(); ++j) {
+      std::optional<DotTerm> p = dot_term(all[j], in.bits);
+      if (!p || !p->a.vector || p->b.vector) continue;
+      if (!(in.data_signed ? p->a.can_s : p->a.can_u) || !(in.weights_u ? p->b.can_u : p->b.can_s)) continue;
+      const auto* l = p->a.e.as<Load>();
+      const auto* r = l && l->indices.size() == 1 ? l->indices[0].as<Ramp>() : nullptr;
+      if (!r || const_int(r->stride) != std::optional<int64_t>(1) || r->lanes != t.lanes) continue;
+      auto [rest, c] = split_constant(r->base);
+      tap_of[j] = int(taps.size());
+      taps.push_back(Tap{l, rest, c, p->b});
+    }
+    auto same_row = [](const Tap& a, const Tap& b) {
+      return a.load->buffer == b.load->buffer && a.load->dtype == b.load->dtype &&
+             (a.rest || b.rest ? a.rest && b.rest && same_expr(a.rest, b.rest) : true);
+    };
+    // Windows, greedily from the smallest offset of each row.
+    struct Window {
+      std::vector<int> at;  // the tap of each position, or -1
+    };
+    std::vector<Window> windows;
+    for (;;) {
+      int first = -1;
+      for (int k = 0; k < int(taps.size()); ++k)
+        if (!taps[k].used && (first < 0 || (same_row(taps[k], taps[first]) && taps[k].offset < taps[first].offset)))
+          first = k;
+      if (first < 0) break;
+      // The smallest offset of first's row.
+      for (int k = 0; k < int(taps.size()); ++k)
+        if (!taps[k].used && same_row(taps[k], taps[first]) && taps[k].offset < taps[first].offset) first = k;
+      Window w;
+      w.at.assign(in.taps, -1);
+      int present = 0;
+      for (int k = 0; k < int(taps.size()); ++k) {
+        if (taps[k].used || !same_row(taps[k], taps[first])) continue;
+        int64_t pos = taps[k].offset - taps[first].offset;
+        if (pos < 0 || pos >= in.taps || w.at[pos] >= 0) continue;
+        w.at[pos] = k;
+        ++present;
+      }
+      taps[first].used = true;  // tried: a window starts here or nowhere
+      bool ok = present >= 3;
+      if (ok && in.last_is_one) {
+        int last = w.at[in.taps - 1];
+        ok = last >= 0 && const_int(taps[last].weight.e) == std::optional<int64_t>(1);
+      }
+      if (!ok) continue;
+      for (int k : w.at)
+        if (k >= 0) taps[k].used = true;
+      windows.push_back(w);
+    }
+    if (windows.empty()) continue;
+    std::set<int> in_window;
+    for (const Window& w : windows)
+      for (int k : w.at)
+        if (k >= 0) in_window.insert(k);
+    std::vector<Expr> rest;
+    for (size_t j = 0; j < all.size(); ++j)
+      if (tap_of[j] < 0 || !in_window.count(tap_of[j])) rest.push_back(all[j]);
+    m.operands.clear();
+    m.window_shift.clear();
+    m.has_acc = !rest.empty();
+    if (m.has_acc) {
+      Expr acc = rest[0];
+      for (size_t j = 1; j < rest.size(); ++j) acc = Binary::make(BinaryOp::Add, acc, rest[j]);
+      m.operands.push_back(acc);
+    }
+    for (const Window& w : windows) {
+      const Tap& t0 = taps[w.at[0]];
+      int last = in.taps - 1;
+      while (w.at[last] < 0) --last;
+      DataType it = t0.load->indices[0].dtype().element_of();
+      auto at = [&](int64_t c) {
+        Expr base = t0.rest ? Binary::make(BinaryOp::Add, t0.rest, make_const(it, c)) : make_const(it, c);
+        return Load::make(t0.load->buffer, {Ramp::make(base, make_const(it, 1), t.lanes)});
+      };
+      // V1 starts `shift` elements on; it is read from the last tap instead (its elements past
+      // the window's are never needed) and moved down in the emitter.
+      int early = in.shift - last;
+      m.operands.push_back(at(t0.offset));
+      m.operands.push_back(at(t0.offset + in.shift - early));
+      m.window_shift.push_back(early);
+      for (int k : w.at)
+        m.operands.push_back(k >= 0 ? taps[k].weight.e : make_const(in.weights_u ? DataType::u8() : DataType::i8(), 0));
+    }
+    m.window = d;
+    return true;
+  }
+  return false;
+}
+
+// Per register pair of the result: vrmpy #0 and #1 (lanes 4i, 4i+2 and 4i+1, 4i+3) or one
+// vtmpy (lanes 2i, 2i+1), each window's accumulating the previous one's, then the lanes put
+// back in order and the other terms added.
+llvm::Value* emit_window(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
+  const WindowInstr& in = kWindowInstrs[m.window];
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  size_t at = 0;
+  llvm::Value* acc = m.has_acc ? values[at++] : nullptr;
+  auto* pair_t = llvm::FixedVectorType::get(b.getInt32Ty(), 64);
+  unsigned reg_lanes = 1024 / in.bits;  // input lanes per register
+  unsigned n = 0;
+  struct W {
+    llvm::Value *v0, *v1, *rt;
+  };
+  std::vector<W> ws;
+  for (size_t w = 0; w < m.window_shift.size(); ++w) {
+    llvm::Value* v0 = values[at++];
+    llvm::Value* v1 = values[at++];
+    n = lanes_of(v0);
+    int early = m.window_shift[w];
+    if (early > 0) {
+      llvm::SmallVector<int, 256> mask;
+      for (unsigned j = 0; j < n; ++j) mask.push_back(j + early < n ? int(j + early) : -1);
+      v1 = b.CreateShuffleVector(v1, mask);
+    }
+    llvm::Value* word = nullptr;
+    for (unsigned j = 0; j < 4; ++j) {
+      llvm::Value* x = values[at + (in.taps == 4 ? j : j % 2)];
+      llvm::Value* byte = b.CreateShl(b.CreateZExt(b.CreateTrunc(x, b.getInt8Ty()), b.getInt32Ty()), b.getInt32(8 * j));
+      word = word ? b.CreateOr(word, byte) : byte;
+    }
+    at += in.taps;
+    ws.push_back(W{v0, v1, word});
+  }
+  unsigned out_lanes = 1024 / in.out_bits;  // per register
+  auto* out_reg = llvm::FixedVectorType::get(b.getIntNTy(in.out_bits), out_lanes);
+  std::vector<llvm::Value*> parts;
+  for (unsigned q = 0; q < n / reg_lanes; ++q) {
+    llvm::Value* r0 = nullptr;
+    llvm::Value* r1 = nullptr;
+    for (size_t w = 0; w < ws.size(); ++w) {
+      llvm::Value* pair = b.CreateBitCast(
+          llvm::concatenateVectors(b, {slice(b, ws[w].v0, q * reg_lanes, reg_lanes), slice(b, ws[w].v1, q * reg_lanes, reg_lanes)}),
+          pair_t);
+      std::string f = in.name;
+      if (in.taps == 4) {
+        r0 = r0 ? b.CreateCall(intrinsic(module, f + "_acc"), {r0, pair, ws[w].rt, b.getInt32(0)})
+                : b.CreateCall(intrinsic(module, f), {pair, ws[w].rt, b.getInt32(0)});
+        r1 = r1 ? b.CreateCall(intrinsic(module, f + "_acc"), {r1, pair, ws[w].rt, b.getInt32(1)})
+                : b.CreateCall(intrinsic(module, f), {pair, ws[w].rt, b.getInt32(1)});
+      } else {
+        r0 = r0 ? b.CreateCall(intrinsic(module, f + "_acc"), {r0, pair, ws[w].rt})
+                : b.CreateCall(intrinsic(module, f), {pair, ws[w].rt});
+      }
+    }
+    // vshuff(Vu, Vv, -size): the elements of Vv and Vu interleaved (Vv's first), as a pair.
+    // Called directly: LLVM, given the generic shuffle, merges it with a narrowing that follows
+    // into a longer permute network.
+    auto* reg_t = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+    auto shuff = [&](llvm::Value* lo, llvm::Value* hi, int size) {
+      return b.CreateCall(intrinsic(module, "vshuffvdd"),
+                          {b.CreateBitCast(hi, reg_t), b.CreateBitCast(lo, reg_t), b.getInt32(-size)});
+    };
+    auto half = [&](llvm::Value* pair, unsigned k) { return slice(b, pair, 32 * k, 32); };
+    auto put = [&](llvm::Value* pair) {
+      for (unsigned k = 0; k < 2; ++k) parts.push_back(b.CreateBitCast(half(pair, k), out_reg));
+    };
+    int size = in.out_bits / 8;
+    if (in.taps == 4) {
+      // r0: lanes 4i (low), 4i+2 (high); r1: 4i+1, 4i+3. Lanes 4i, 4i+1 and 4i+2, 4i+3
+      // interleaved, then those two by pairs of lanes.
+      llvm::Value* w01 = shuff(half(r0, 0), half(r1, 0), size);
+      llvm::Value* w23 = shuff(half(r0, 1), half(r1, 1), size);
+      put(shuff(half(w01, 0), half(w23, 0), 2 * size));
+      put(shuff(half(w01, 1), half(w23, 1), 2 * size));
+    } else {
+      put(shuff(half(r0, 0), half(r0, 1), size));
+    }
+  }
+  llvm::Value* r = concat(b, parts);
+  if (acc) r = b.CreateAdd(acc, r);
   return r;
 }
 

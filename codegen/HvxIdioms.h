@@ -38,6 +38,8 @@ struct HvxMatch {
   bool packed_second = false;  // custom rows: the dot product's second operands come as one span
   int dot = 0;             // custom rows: the dot product's instruction (HvxIdioms.cpp, kDotInstrs)
   int dot_bits = 0;        // custom rows: the dot product's result lane width
+  int window = 0;          // custom rows: the sliding window's instruction (HvxIdioms.cpp, kWindowInstrs)
+  std::vector<int> window_shift;  // custom rows: per window, the lanes its second vector is read early
 };
 
 // The first row of the table whose pattern matches `e` on `target`, or nullopt.
