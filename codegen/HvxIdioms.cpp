@@ -228,6 +228,8 @@ bool match_fixed_mul(const Expr& e, HvxMatch& m);
 llvm::Value* emit_fixed_mul(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_wide_arith_row(const Expr& e, HvxMatch& m);
 llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
+bool match_shift_bytes(const Expr& e, HvxMatch& m);
+llvm::Value* emit_shift_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 
 std::vector<std::string> words(const std::string& s) {
   std::istringstream in(s);
@@ -1274,6 +1276,70 @@ llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std:
   }
   llvm::Value* whole = concat(b, parts);
   return lanes % 64 ? slice(b, whole, 0, lanes) : whole;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- byte shifts by a scalar
+
+namespace {
+
+// x << n, x >> n of 8-bit lanes by a broadcast scalar n proved inside [0, 8) (not a constant:
+// LLVM folds those into its own patterns). HVX has no byte shift; operand 0 the bytes,
+// operand 1 the amount as a 32-bit word, m.byte_shift the shift (0 shl, 1 logical, 2 arithmetic).
+bool match_shift_bytes(const Expr& e, HvxMatch& m) {
+  const auto* op = e.as<dspc::Binary>();
+  DataType t = e.dtype();
+  if (!op || (op->op != BinaryOp::Shl && op->op != BinaryOp::Shr) || !t.is_integer() || t.bits != 8 || t.lanes < 2)
+    return false;
+  const auto* c = op->b.as<Broadcast>();
+  if (!c || !c->value.dtype().is_integer() || const_int(c->value)) return false;
+  Interval r = IndexBounds().of(c->value);
+  if (r.lo < 0 || r.hi >= 8) return false;
+  m.operands = {op->a, Cast::make(DataType::i32(), c->value)};
+  m.byte_shift = op->op == BinaryOp::Shl ? 0 : t.is_int() ? 2 : 1;
+  return true;
+}
+
+// Each register's bytes taken as halfwords, shifted by the scalar amount n (vasl/vlsr/vasr(Vu.h,
+// Rt)), then the bits each halfword shift moved across its two bytes cleared: a logical
+// shift keeps 0xff >> n of each byte, a left shift 0xff << n; an arithmetic shift keeps 0xff >> n
+// and then extends the sign from bit 7 - n, (t ^ s) - s with s = 0x80 >> n. Two instructions
+// per register (four for the arithmetic shift), one of them a shift, against widening to
+// halfwords, a shift per half and a vshuffe.
+llvm::Value* emit_shift_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Value* x = values[0];
+  llvm::Value* n = values[1];
+  unsigned lanes = lanes_of(x);
+  llvm::Function* f = intrinsic(module, m.byte_shift == 0 ? "vaslh" : m.byte_shift == 1 ? "vlsrh" : "vasrh");
+  auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+  auto* bytes = llvm::FixedVectorType::get(b.getInt8Ty(), 128);
+  auto byte_splat = [&](llvm::Value* byte_word) {
+    // The low byte of a word in every byte of a register.
+    llvm::Value* w = b.CreateMul(b.CreateAnd(byte_word, b.getInt32(0xff)), b.getInt32(0x01010101));
+    return b.CreateBitCast(b.CreateVectorSplat(32, w), bytes);
+  };
+  llvm::Value* keep =
+      byte_splat(m.byte_shift == 0 ? b.CreateShl(b.getInt32(0xff), n) : b.CreateLShr(b.getInt32(0xff), n));
+  llvm::Value* sign = m.byte_shift == 2 ? byte_splat(b.CreateLShr(b.getInt32(0x80), n)) : nullptr;
+  std::vector<llvm::Value*> parts;
+  for (unsigned at = 0; at < lanes; at += 128) {
+    llvm::SmallVector<int, 128> mask;
+    for (unsigned k = 0; k < 128; ++k) mask.push_back(at + k < lanes ? int(at + k) : -1);
+    llvm::Value* piece = lanes == 128 ? x : b.CreateShuffleVector(x, mask);
+    llvm::Value* t = b.CreateBitCast(b.CreateCall(f, {b.CreateBitCast(piece, words), n}), bytes);
+    t = b.CreateAnd(t, keep);
+    if (sign) {
+      // The subtract as the instruction: LLVM would canonicalize (t ^ s) - s, once s is a
+      // constant (an unrolled loop's amount), into a byte shl and ashr, which it widens.
+      llvm::Value* xs = b.CreateBitCast(b.CreateXor(t, sign), words);
+      t = b.CreateBitCast(b.CreateCall(intrinsic(module, "vsubb"), {xs, b.CreateBitCast(sign, words)}), bytes);
+    }
+    parts.push_back(t);
+  }
+  llvm::Value* whole = concat(b, parts);
+  return lanes % 128 ? slice(b, whole, 0, lanes) : whole;
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ struct HvxMatch {
   bool packed_second = false;  // custom rows: the dot product's second operands come as one span
   int dot = 0;             // custom rows: the dot product's instruction (HvxIdioms.cpp, kDotInstrs)
   int dot_bits = 0;        // custom rows: the dot product's result lane width
+  int byte_shift = 0;      // custom rows: shift_bytes's shift (0 left, 1 logical, 2 arithmetic)
 };
 
 // The first row of the table whose pattern matches `e` on `target`, or nullopt.
