@@ -50,7 +50,9 @@ struct Pattern {
   std::string name;        // Wild, Constant: the bound name
   int64_t lo = 0, hi = 0;  // Constant: its range; Literal: lo is the value
   std::vector<Pattern> kids;
-  bool pow2 = false;       // Constant: a power of two 2^k (k in [1, bits)), bound to k
+  bool pow2 = false;       // Constant: a power of two 2^k (k in [1, bits), at most hi), bound to k
+  std::string round_of;    // Constant: 2^(k-1) for the constant named here (k >= 1), a
+                           // rounding shift's term
   bool unwidened = false;  // Wild ($x:T!): not a cast from a narrower integer type
   bool signed_only = false;  // Wide: the wider type must be signed (swide)
 };
@@ -150,9 +152,18 @@ class PatternParser {
       if (colon == std::string::npos || colon < 2) fail("expected " + w.substr(0, 1) + "name:type");
       p.name = w.substr(1, colon - 1);
       std::string type = w.substr(colon + 1);
-      if (w[0] == '#' && type == "pow2") {
+      if (w[0] == '#' && type.rfind("pow2", 0) == 0) {
+        // #k:pow2, or #k:pow2..HI with k at most HI.
         p.kind = Pattern::Constant;
         p.pow2 = true;
+        p.hi = type.size() > 6 && type.compare(4, 2, "..") == 0 ? std::stoll(type.substr(6)) : 64;
+        if (type != "pow2" && type.compare(4, 2, "..") != 0) fail("expected #name:pow2 or #name:pow2..HI");
+        return p;
+      }
+      if (w[0] == '#' && type.rfind("round_", 0) == 0) {
+        p.kind = Pattern::Constant;
+        p.round_of = type.substr(6);
+        if (p.round_of.empty()) fail("expected #name:round_K");
         return p;
       }
       if (w[0] == '#') {
@@ -279,7 +290,18 @@ const Table& table() {
 struct Bindings {
   std::map<std::string, Expr> exprs;
   std::map<std::string, int64_t> constants;
+  std::vector<std::pair<int64_t, std::string>> rounds;  // #r:round_k: r's value, and k
 };
+
+// Whether every #r:round_k bound 2^(k-1) of its k.
+bool rounds_hold(const Bindings& b) {
+  for (const auto& [r, k] : b.rounds) {
+    auto it = b.constants.find(k);
+    if (it == b.constants.end() || it->second < 1 || it->second > 62 || r != int64_t(1) << (it->second - 1))
+      return false;
+  }
+  return true;
+}
 
 bool bind_expr(Bindings& b, const std::string& name, const Expr& e) {
   auto it = b.exprs.find(name);
@@ -458,9 +480,14 @@ bool match(const Pattern& p, const Expr& e, Bindings& b) {
       auto v = const_int(e);
       if (v && p.pow2) {
         // 2^k with k in [1, bits): x * 2^k is x << k, and floor division by it x >> k.
-        if (*v < 2 || !llvm::isPowerOf2_64(uint64_t(*v)) || int(llvm::Log2_64(uint64_t(*v))) >= e.dtype().bits)
+        if (*v < 2 || !llvm::isPowerOf2_64(uint64_t(*v)) || int(llvm::Log2_64(uint64_t(*v))) >= e.dtype().bits ||
+            int64_t(llvm::Log2_64(uint64_t(*v))) > p.hi)
           return false;
         v = int64_t(llvm::Log2_64(uint64_t(*v)));
+      } else if (v && !p.round_of.empty()) {
+        // A power of two, checked against the shift's k once that is bound (match_hvx_idiom).
+        if (*v < 1 || !llvm::isPowerOf2_64(uint64_t(*v))) return false;
+        b.rounds.push_back({*v, p.round_of});
       } else if (!v || *v < p.lo || *v > p.hi) {
         return false;
       }
@@ -507,7 +534,7 @@ std::optional<HvxMatch> match_hvx_idiom(const Expr& e, const Target& target) {
       bool cast_pattern = p.kind == Pattern::Cast || p.kind == Pattern::Wide || p.kind == Pattern::Sat;
       if (cast_pattern != (kind == NodeKind::Cast)) continue;
       Bindings b;
-      if (!match(p, e, b)) continue;
+      if (!match(p, e, b) || !rounds_hold(b)) continue;
       for (const std::string& name : row.operands) {
         if (auto it = b.exprs.find(name); it != b.exprs.end())
           m.operands.push_back(it->second);
