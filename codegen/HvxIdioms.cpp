@@ -240,6 +240,8 @@ llvm::Value* emit_fixed_mul(llvm::IRBuilder<>& b, const HvxMatch& m, const std::
 bool match_wide_arith_row(const Expr& e, HvxMatch& m);
 llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_shift_bytes(const Expr& e, HvxMatch& m);
+bool match_pack_sat_bytes(const Expr& e, HvxMatch& m);
+llvm::Value* emit_pack_sat_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 llvm::Value* emit_shift_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 
 std::vector<std::string> words(const std::string& s) {
@@ -1367,6 +1369,51 @@ llvm::Value* emit_shift_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std
   }
   llvm::Value* whole = concat(b, parts);
   return lanes % 128 ? slice(b, whole, 0, lanes) : whole;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- 32-bit lanes saturated to bytes
+
+namespace {
+
+// u8 or i8 of a 32-bit signed value saturated to the byte's range (the sat pattern: a side of
+// the clamp the value cannot pass may be left out, not both), whole registers of bytes. Operand 0 is the value
+// clamped to 16 bits and narrowed, which codegen evaluates with the vpack(Vu.w,Vv.w):sat row;
+// saturating that to the byte's range is the same as saturating the word.
+bool match_pack_sat_bytes(const Expr& e, HvxMatch& m) {
+  const auto* c = e.as<dspc::Cast>();
+  DataType t = e.dtype();
+  if (!c || !t.is_integer() || t.bits != 8 || t.lanes % 128 != 0) return false;
+  // A clamp written (a plain narrowing is two vpacke, as cheap).
+  const auto* clamp = c->value.as<dspc::Binary>();
+  if (!clamp || (clamp->op != BinaryOp::Min && clamp->op != BinaryOp::Max)) return false;
+  static const Pattern to_u8 = PatternParser("(sat u8 $v:i32)").parse();
+  static const Pattern to_i8 = PatternParser("(sat i8 $v:i32)").parse();
+  Bindings b;
+  if (!match(t.is_uint() ? to_u8 : to_i8, e, b)) return false;
+  Expr v = b.exprs.at("v");
+  DataType w = v.dtype();
+  Expr clamped = Binary::make(BinaryOp::Min, Binary::make(BinaryOp::Max, v, Broadcast::make(make_const(DataType::i32(), -32768), w.lanes)),
+                              Broadcast::make(make_const(DataType::i32(), 32767), w.lanes));
+  m.operands = {Cast::make(DataType{TypeCode::Int, 16, w.lanes}, clamped)};
+  m.is_signed = t.is_int();
+  return true;
+}
+
+// Per 128 bytes of output, the 128 halfwords' two registers, the second first.
+llvm::Value* emit_pack_sat_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Function* f = intrinsic(module, m.is_signed ? "vpackhb_sat" : "vpackhub_sat");
+  auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+  auto* bytes = llvm::FixedVectorType::get(b.getInt8Ty(), 128);
+  std::vector<llvm::Value*> parts;
+  for (unsigned at = 0; at < lanes_of(values[0]); at += 128) {
+    llvm::Value* lo = b.CreateBitCast(slice(b, values[0], at, 64), words);
+    llvm::Value* hi = b.CreateBitCast(slice(b, values[0], at + 64, 64), words);
+    parts.push_back(b.CreateBitCast(b.CreateCall(f, {hi, lo}), bytes));
+  }
+  return concat(b, parts);
 }
 
 }  // namespace
