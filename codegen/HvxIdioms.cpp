@@ -240,6 +240,7 @@ llvm::Value* emit_fixed_mul(llvm::IRBuilder<>& b, const HvxMatch& m, const std::
 bool match_wide_arith_row(const Expr& e, HvxMatch& m);
 llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_shift_bytes(const Expr& e, HvxMatch& m);
+bool match_round_narrow_words(const Expr& e, HvxMatch& m);
 bool match_pack_sat_bytes(const Expr& e, HvxMatch& m);
 llvm::Value* emit_pack_sat_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 llvm::Value* emit_shift_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
@@ -1277,6 +1278,37 @@ bool match_wide_arith_row(const Expr& e, HvxMatch& m) {
     if (w->b) m.operands.push_back(w->b);
   }
   return true;
+}
+
+// sat16((x + 2^(k-1)) >> k) of i32 lanes (or / 2^k), k in [1, 16], where x's bounds prove the
+// add cannot wrap: the instruction wide_arith selects for the 64-bit form, on operand 0 = x.
+bool match_round_narrow_words(const Expr& e, HvxMatch& m) {
+  const auto* c = e.as<dspc::Cast>();
+  DataType t = e.dtype();
+  if (!c || !t.is_integer() || t.bits != 16 || t.lanes % 64 != 0) return false;
+  static const std::vector<Pattern> patterns = [] {
+    std::vector<Pattern> p;
+    for (const char* text : {"(sat i16 (div (add $v:i32 #r:round_k) #k:pow2..16))",
+                             "(sat i16 (shr (add $v:i32 #r:round_k) #k:1..16))",
+                             "(sat u16 (div (add $v:i32 #r:round_k) #k:pow2..16))",
+                             "(sat u16 (shr (add $v:i32 #r:round_k) #k:1..16))"})
+      p.push_back(PatternParser(text).parse());
+    return p;
+  }();
+  for (size_t i = t.is_int() ? 0 : 2, end = i + 2; i < end; ++i) {
+    Bindings b;
+    if (!match(patterns[i], e, b) || !rounds_hold(b)) continue;
+    int64_t k = b.constants.at("k");
+    Expr v = b.exprs.at("v");
+    Interval r = IndexBounds().of(v);
+    if (r.hi > int64_t(INT32_MAX) - (int64_t(1) << (k - 1))) return false;
+    std::string to = t.is_int() ? "h" : "uh";
+    m.wide_op = k == 16 ? "vroundw" + to : "vasrw" + to + "rndsat";
+    m.shift = int(k);
+    m.operands = {v};
+    return true;
+  }
+  return false;
 }
 
 llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
