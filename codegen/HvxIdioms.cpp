@@ -240,6 +240,8 @@ llvm::Value* emit_fixed_mul(llvm::IRBuilder<>& b, const HvxMatch& m, const std::
 bool match_wide_arith_row(const Expr& e, HvxMatch& m);
 llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_shift_bytes(const Expr& e, HvxMatch& m);
+bool match_sign_bits(const Expr& e, HvxMatch& m);
+llvm::Value* emit_sign_bits(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_round_narrow_words(const Expr& e, HvxMatch& m);
 bool match_pack_sat_bytes(const Expr& e, HvxMatch& m);
 llvm::Value* emit_pack_sat_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
@@ -1337,6 +1339,60 @@ llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std:
   }
   llvm::Value* whole = concat(b, parts);
   return lanes % 64 ? slice(b, whole, 0, lanes) : whole;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- leading sign bits
+
+namespace {
+
+// max(count_leading_zeros(x), count_leading_zeros(~x)) of 16- or 32-bit lanes (either order);
+// operand 0 is x.
+bool match_sign_bits(const Expr& e, HvxMatch& m) {
+  const auto* op = e.as<dspc::Binary>();
+  DataType t = e.dtype();
+  if (!op || op->op != BinaryOp::Max || !t.is_integer() || (t.bits != 16 && t.bits != 32)) return false;
+  auto clz_of = [](const Expr& x) -> Expr {
+    const auto* u = x.as<Unary>();
+    return u && u->op == UnaryOp::Clz ? u->value : Expr();
+  };
+  Expr a = clz_of(op->a), c = clz_of(op->b);
+  if (!a || !c) return false;
+  auto not_of = [](const Expr& x) -> Expr {
+    const auto* u = x.as<Unary>();
+    return u && u->op == UnaryOp::BitNot ? u->value : Expr();
+  };
+  if (Expr n = not_of(c); n && same_expr(n, a)) {
+    m.operands = {a};
+  } else if (Expr n2 = not_of(a); n2 && same_expr(n2, c)) {
+    m.operands = {c};
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// vnormamt per register: the leading bits equal to the sign bit, after it (0 for 0 and -1,
+// where the count is the width), plus 1.
+llvm::Value* emit_sign_bits(llvm::IRBuilder<>& b, const HvxMatch&, const std::vector<llvm::Value*>& values) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Value* x = values[0];
+  auto* vt = llvm::cast<llvm::FixedVectorType>(x->getType());
+  unsigned bits = vt->getScalarSizeInBits(), lanes = vt->getNumElements(), step = 1024 / bits;
+  llvm::Function* f = intrinsic(module, bits == 16 ? "vnormamth" : "vnormamtw");
+  auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+  auto* reg = llvm::FixedVectorType::get(vt->getElementType(), step);
+  std::vector<llvm::Value*> parts;
+  for (unsigned at = 0; at < lanes; at += step) {
+    llvm::SmallVector<int, 64> mask;
+    for (unsigned k = 0; k < step; ++k) mask.push_back(at + k < lanes ? int(at + k) : -1);
+    llvm::Value* piece = lanes == step ? x : b.CreateShuffleVector(x, mask);
+    parts.push_back(b.CreateBitCast(b.CreateCall(f, {b.CreateBitCast(piece, words)}), reg));
+  }
+  llvm::Value* whole = concat(b, parts);
+  if (lanes % step) whole = slice(b, whole, 0, lanes);
+  return b.CreateAdd(whole, llvm::ConstantInt::get(whole->getType(), 1));
 }
 
 }  // namespace
