@@ -308,6 +308,9 @@ llvm::Value* FunctionCodegen::eval_unary(const Unary* op) {
       llvm::Value* neg = b_.CreateNeg(v);
       return b_.CreateSelect(b_.CreateICmpSLT(v, constant(v->getType(), 0)), neg, v);
     }
+    // clz(0) is the width (not poison), as compiler/arith/Semantics.cpp.
+    case UnaryOp::Clz: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, v, b_.getFalse());
+    case UnaryOp::Popcount: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, v);
   }
   throw CodegenError("unexpected unary operator");
 }

@@ -50,7 +50,9 @@ struct Pattern {
   std::string name;        // Wild, Constant: the bound name
   int64_t lo = 0, hi = 0;  // Constant: its range; Literal: lo is the value
   std::vector<Pattern> kids;
-  bool pow2 = false;       // Constant: a power of two 2^k (k in [1, bits)), bound to k
+  bool pow2 = false;       // Constant: a power of two 2^k (k in [1, bits), at most hi), bound to k
+  std::string round_of;    // Constant: 2^(k-1) for the constant named here (k >= 1), a
+                           // rounding shift's term
   bool unwidened = false;  // Wild ($x:T!): not a cast from a narrower integer type
   bool signed_only = false;  // Wide: the wider type must be signed (swide)
 };
@@ -150,9 +152,18 @@ class PatternParser {
       if (colon == std::string::npos || colon < 2) fail("expected " + w.substr(0, 1) + "name:type");
       p.name = w.substr(1, colon - 1);
       std::string type = w.substr(colon + 1);
-      if (w[0] == '#' && type == "pow2") {
+      if (w[0] == '#' && type.rfind("pow2", 0) == 0) {
+        // #k:pow2, or #k:pow2..HI with k at most HI.
         p.kind = Pattern::Constant;
         p.pow2 = true;
+        p.hi = type.size() > 6 && type.compare(4, 2, "..") == 0 ? std::stoll(type.substr(6)) : 64;
+        if (type != "pow2" && type.compare(4, 2, "..") != 0) fail("expected #name:pow2 or #name:pow2..HI");
+        return p;
+      }
+      if (w[0] == '#' && type.rfind("round_", 0) == 0) {
+        p.kind = Pattern::Constant;
+        p.round_of = type.substr(6);
+        if (p.round_of.empty()) fail("expected #name:round_K");
         return p;
       }
       if (w[0] == '#') {
@@ -230,6 +241,13 @@ bool match_fixed_mul(const Expr& e, HvxMatch& m);
 llvm::Value* emit_fixed_mul(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_wide_arith_row(const Expr& e, HvxMatch& m);
 llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
+bool match_shift_bytes(const Expr& e, HvxMatch& m);
+bool match_sign_bits(const Expr& e, HvxMatch& m);
+llvm::Value* emit_sign_bits(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
+bool match_round_narrow_words(const Expr& e, HvxMatch& m);
+bool match_pack_sat_bytes(const Expr& e, HvxMatch& m);
+llvm::Value* emit_pack_sat_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
+llvm::Value* emit_shift_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 
 std::vector<std::string> words(const std::string& s) {
   std::istringstream in(s);
@@ -279,7 +297,18 @@ const Table& table() {
 struct Bindings {
   std::map<std::string, Expr> exprs;
   std::map<std::string, int64_t> constants;
+  std::vector<std::pair<int64_t, std::string>> rounds;  // #r:round_k: r's value, and k
 };
+
+// Whether every #r:round_k bound 2^(k-1) of its k.
+bool rounds_hold(const Bindings& b) {
+  for (const auto& [r, k] : b.rounds) {
+    auto it = b.constants.find(k);
+    if (it == b.constants.end() || it->second < 1 || it->second > 62 || r != int64_t(1) << (it->second - 1))
+      return false;
+  }
+  return true;
+}
 
 bool bind_expr(Bindings& b, const std::string& name, const Expr& e) {
   auto it = b.exprs.find(name);
@@ -458,9 +487,14 @@ bool match(const Pattern& p, const Expr& e, Bindings& b) {
       auto v = const_int(e);
       if (v && p.pow2) {
         // 2^k with k in [1, bits): x * 2^k is x << k, and floor division by it x >> k.
-        if (*v < 2 || !llvm::isPowerOf2_64(uint64_t(*v)) || int(llvm::Log2_64(uint64_t(*v))) >= e.dtype().bits)
+        if (*v < 2 || !llvm::isPowerOf2_64(uint64_t(*v)) || int(llvm::Log2_64(uint64_t(*v))) >= e.dtype().bits ||
+            int64_t(llvm::Log2_64(uint64_t(*v))) > p.hi)
           return false;
         v = int64_t(llvm::Log2_64(uint64_t(*v)));
+      } else if (v && !p.round_of.empty()) {
+        // A power of two, checked against the shift's k once that is bound (match_hvx_idiom).
+        if (*v < 1 || !llvm::isPowerOf2_64(uint64_t(*v))) return false;
+        b.rounds.push_back({*v, p.round_of});
       } else if (!v || *v < p.lo || *v > p.hi) {
         return false;
       }
@@ -507,7 +541,7 @@ std::optional<HvxMatch> match_hvx_idiom(const Expr& e, const Target& target) {
       bool cast_pattern = p.kind == Pattern::Cast || p.kind == Pattern::Wide || p.kind == Pattern::Sat;
       if (cast_pattern != (kind == NodeKind::Cast)) continue;
       Bindings b;
-      if (!match(p, e, b)) continue;
+      if (!match(p, e, b) || !rounds_hold(b)) continue;
       for (const std::string& name : row.operands) {
         if (auto it = b.exprs.find(name); it != b.exprs.end())
           m.operands.push_back(it->second);
@@ -1473,6 +1507,37 @@ bool match_wide_arith_row(const Expr& e, HvxMatch& m) {
   return true;
 }
 
+// sat16((x + 2^(k-1)) >> k) of i32 lanes (or / 2^k), k in [1, 16], where x's bounds prove the
+// add cannot wrap: the instruction wide_arith selects for the 64-bit form, on operand 0 = x.
+bool match_round_narrow_words(const Expr& e, HvxMatch& m) {
+  const auto* c = e.as<dspc::Cast>();
+  DataType t = e.dtype();
+  if (!c || !t.is_integer() || t.bits != 16 || t.lanes % 64 != 0) return false;
+  static const std::vector<Pattern> patterns = [] {
+    std::vector<Pattern> p;
+    for (const char* text : {"(sat i16 (div (add $v:i32 #r:round_k) #k:pow2..16))",
+                             "(sat i16 (shr (add $v:i32 #r:round_k) #k:1..16))",
+                             "(sat u16 (div (add $v:i32 #r:round_k) #k:pow2..16))",
+                             "(sat u16 (shr (add $v:i32 #r:round_k) #k:1..16))"})
+      p.push_back(PatternParser(text).parse());
+    return p;
+  }();
+  for (size_t i = t.is_int() ? 0 : 2, end = i + 2; i < end; ++i) {
+    Bindings b;
+    if (!match(patterns[i], e, b) || !rounds_hold(b)) continue;
+    int64_t k = b.constants.at("k");
+    Expr v = b.exprs.at("v");
+    Interval r = IndexBounds().of(v);
+    if (r.hi > int64_t(INT32_MAX) - (int64_t(1) << (k - 1))) return false;
+    std::string to = t.is_int() ? "h" : "uh";
+    m.wide_op = k == 16 ? "vroundw" + to : "vasrw" + to + "rndsat";
+    m.shift = int(k);
+    m.operands = {v};
+    return true;
+  }
+  return false;
+}
+
 llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
   if (m.wide_op.empty()) return values[0];
   llvm::Module& module = *b.GetInsertBlock()->getModule();
@@ -1499,6 +1564,169 @@ llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std:
   }
   llvm::Value* whole = concat(b, parts);
   return lanes % 64 ? slice(b, whole, 0, lanes) : whole;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- leading sign bits
+
+namespace {
+
+// max(count_leading_zeros(x), count_leading_zeros(~x)) of 16- or 32-bit lanes (either order);
+// operand 0 is x.
+bool match_sign_bits(const Expr& e, HvxMatch& m) {
+  const auto* op = e.as<dspc::Binary>();
+  DataType t = e.dtype();
+  if (!op || op->op != BinaryOp::Max || !t.is_integer() || (t.bits != 16 && t.bits != 32)) return false;
+  auto clz_of = [](const Expr& x) -> Expr {
+    const auto* u = x.as<Unary>();
+    return u && u->op == UnaryOp::Clz ? u->value : Expr();
+  };
+  Expr a = clz_of(op->a), c = clz_of(op->b);
+  if (!a || !c) return false;
+  auto not_of = [](const Expr& x) -> Expr {
+    const auto* u = x.as<Unary>();
+    return u && u->op == UnaryOp::BitNot ? u->value : Expr();
+  };
+  if (Expr n = not_of(c); n && same_expr(n, a)) {
+    m.operands = {a};
+  } else if (Expr n2 = not_of(a); n2 && same_expr(n2, c)) {
+    m.operands = {c};
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// vnormamt per register: the leading bits equal to the sign bit, after it (0 for 0 and -1,
+// where the count is the width), plus 1.
+llvm::Value* emit_sign_bits(llvm::IRBuilder<>& b, const HvxMatch&, const std::vector<llvm::Value*>& values) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Value* x = values[0];
+  auto* vt = llvm::cast<llvm::FixedVectorType>(x->getType());
+  unsigned bits = vt->getScalarSizeInBits(), lanes = vt->getNumElements(), step = 1024 / bits;
+  llvm::Function* f = intrinsic(module, bits == 16 ? "vnormamth" : "vnormamtw");
+  auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+  auto* reg = llvm::FixedVectorType::get(vt->getElementType(), step);
+  std::vector<llvm::Value*> parts;
+  for (unsigned at = 0; at < lanes; at += step) {
+    llvm::SmallVector<int, 64> mask;
+    for (unsigned k = 0; k < step; ++k) mask.push_back(at + k < lanes ? int(at + k) : -1);
+    llvm::Value* piece = lanes == step ? x : b.CreateShuffleVector(x, mask);
+    parts.push_back(b.CreateBitCast(b.CreateCall(f, {b.CreateBitCast(piece, words)}), reg));
+  }
+  llvm::Value* whole = concat(b, parts);
+  if (lanes % step) whole = slice(b, whole, 0, lanes);
+  return b.CreateAdd(whole, llvm::ConstantInt::get(whole->getType(), 1));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- byte shifts by a scalar
+
+namespace {
+
+// x << n, x >> n of 8-bit lanes by a broadcast scalar n proved inside [0, 8) (not a constant:
+// LLVM folds those into its own patterns). HVX has no byte shift; operand 0 the bytes,
+// operand 1 the amount as a 32-bit word, m.byte_shift the shift (0 shl, 1 logical, 2 arithmetic).
+bool match_shift_bytes(const Expr& e, HvxMatch& m) {
+  const auto* op = e.as<dspc::Binary>();
+  DataType t = e.dtype();
+  if (!op || (op->op != BinaryOp::Shl && op->op != BinaryOp::Shr) || !t.is_integer() || t.bits != 8 || t.lanes < 2)
+    return false;
+  const auto* c = op->b.as<Broadcast>();
+  if (!c || !c->value.dtype().is_integer() || const_int(c->value)) return false;
+  Interval r = IndexBounds().of(c->value);
+  if (r.lo < 0 || r.hi >= 8) return false;
+  m.operands = {op->a, Cast::make(DataType::i32(), c->value)};
+  m.byte_shift = op->op == BinaryOp::Shl ? 0 : t.is_int() ? 2 : 1;
+  return true;
+}
+
+// Each register's bytes taken as halfwords, shifted by the scalar amount n (vasl/vlsr/vasr(Vu.h,
+// Rt)), then the bits each halfword shift moved across its two bytes cleared: a logical
+// shift keeps 0xff >> n of each byte, a left shift 0xff << n; an arithmetic shift keeps 0xff >> n
+// and then extends the sign from bit 7 - n, (t ^ s) - s with s = 0x80 >> n. Two instructions
+// per register (four for the arithmetic shift), one of them a shift, against widening to
+// halfwords, a shift per half and a vshuffe.
+llvm::Value* emit_shift_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Value* x = values[0];
+  llvm::Value* n = values[1];
+  unsigned lanes = lanes_of(x);
+  llvm::Function* f = intrinsic(module, m.byte_shift == 0 ? "vaslh" : m.byte_shift == 1 ? "vlsrh" : "vasrh");
+  auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+  auto* bytes = llvm::FixedVectorType::get(b.getInt8Ty(), 128);
+  auto byte_splat = [&](llvm::Value* byte_word) {
+    // The low byte of a word in every byte of a register.
+    llvm::Value* w = b.CreateMul(b.CreateAnd(byte_word, b.getInt32(0xff)), b.getInt32(0x01010101));
+    return b.CreateBitCast(b.CreateVectorSplat(32, w), bytes);
+  };
+  llvm::Value* keep =
+      byte_splat(m.byte_shift == 0 ? b.CreateShl(b.getInt32(0xff), n) : b.CreateLShr(b.getInt32(0xff), n));
+  llvm::Value* sign = m.byte_shift == 2 ? byte_splat(b.CreateLShr(b.getInt32(0x80), n)) : nullptr;
+  std::vector<llvm::Value*> parts;
+  for (unsigned at = 0; at < lanes; at += 128) {
+    llvm::SmallVector<int, 128> mask;
+    for (unsigned k = 0; k < 128; ++k) mask.push_back(at + k < lanes ? int(at + k) : -1);
+    llvm::Value* piece = lanes == 128 ? x : b.CreateShuffleVector(x, mask);
+    llvm::Value* t = b.CreateBitCast(b.CreateCall(f, {b.CreateBitCast(piece, words), n}), bytes);
+    t = b.CreateAnd(t, keep);
+    if (sign) {
+      // The subtract as the instruction: LLVM would canonicalize (t ^ s) - s, once s is a
+      // constant (an unrolled loop's amount), into a byte shl and ashr, which it widens.
+      llvm::Value* xs = b.CreateBitCast(b.CreateXor(t, sign), words);
+      t = b.CreateBitCast(b.CreateCall(intrinsic(module, "vsubb"), {xs, b.CreateBitCast(sign, words)}), bytes);
+    }
+    parts.push_back(t);
+  }
+  llvm::Value* whole = concat(b, parts);
+  return lanes % 128 ? slice(b, whole, 0, lanes) : whole;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- 32-bit lanes saturated to bytes
+
+namespace {
+
+// u8 or i8 of a 32-bit signed value saturated to the byte's range (the sat pattern: a side of
+// the clamp the value cannot pass may be left out, not both), whole registers of bytes. Operand 0 is the value
+// clamped to 16 bits and narrowed, which codegen evaluates with the vpack(Vu.w,Vv.w):sat row;
+// saturating that to the byte's range is the same as saturating the word.
+bool match_pack_sat_bytes(const Expr& e, HvxMatch& m) {
+  const auto* c = e.as<dspc::Cast>();
+  DataType t = e.dtype();
+  if (!c || !t.is_integer() || t.bits != 8 || t.lanes % 128 != 0) return false;
+  // A clamp written (a plain narrowing is two vpacke, as cheap).
+  const auto* clamp = c->value.as<dspc::Binary>();
+  if (!clamp || (clamp->op != BinaryOp::Min && clamp->op != BinaryOp::Max)) return false;
+  static const Pattern to_u8 = PatternParser("(sat u8 $v:i32)").parse();
+  static const Pattern to_i8 = PatternParser("(sat i8 $v:i32)").parse();
+  Bindings b;
+  if (!match(t.is_uint() ? to_u8 : to_i8, e, b)) return false;
+  Expr v = b.exprs.at("v");
+  DataType w = v.dtype();
+  Expr clamped = Binary::make(BinaryOp::Min, Binary::make(BinaryOp::Max, v, Broadcast::make(make_const(DataType::i32(), -32768), w.lanes)),
+                              Broadcast::make(make_const(DataType::i32(), 32767), w.lanes));
+  m.operands = {Cast::make(DataType{TypeCode::Int, 16, w.lanes}, clamped)};
+  m.is_signed = t.is_int();
+  return true;
+}
+
+// Per 128 bytes of output, the 128 halfwords' two registers, the second first.
+llvm::Value* emit_pack_sat_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Function* f = intrinsic(module, m.is_signed ? "vpackhb_sat" : "vpackhub_sat");
+  auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+  auto* bytes = llvm::FixedVectorType::get(b.getInt8Ty(), 128);
+  std::vector<llvm::Value*> parts;
+  for (unsigned at = 0; at < lanes_of(values[0]); at += 128) {
+    llvm::Value* lo = b.CreateBitCast(slice(b, values[0], at, 64), words);
+    llvm::Value* hi = b.CreateBitCast(slice(b, values[0], at + 64, 64), words);
+    parts.push_back(b.CreateBitCast(b.CreateCall(f, {hi, lo}), bytes));
+  }
+  return concat(b, parts);
 }
 
 }  // namespace

@@ -40,6 +40,7 @@ struct HvxMatch {
   int dot_bits = 0;        // custom rows: the dot product's result lane width
   int window = 0;          // custom rows: the sliding window's instruction (HvxIdioms.cpp, kWindowInstrs)
   std::vector<int> window_shift;  // custom rows: per window, the lanes its second vector is read early
+  int byte_shift = 0;      // custom rows: shift_bytes's shift (0 left, 1 logical, 2 arithmetic)
 };
 
 // The first row of the table whose pattern matches `e` on `target`, or nullopt.

@@ -12,7 +12,7 @@ Each case is one function (tools/difftest.py --print shows it) with:
     1, 2, 3, 5, 7, 13, 31, 64, 100, 127, 128, 129, 130 and 257 (odd, prime, and below, at
     and above the vector length);
   - zero to three intermediate stages; every dtype (i8 ... u64, f32, f64) and every operator,
-    casts, select with comparisons and logic, min/max/abs/clamp, sum/min/max reductions,
+    casts, select with comparisons and logic, min/max/abs/clamp, count_leading_zeros/popcount, sum/min/max reductions,
     and clamped neighbourhood reads of inputs and earlier stages;
   - a random schedule: none (the automatic one) or per stage some of split, tile, reorder,
     vectorize, unroll, parallel, compute_at (and store_at at its loop), compute_inline, set_scope("local.vtcm"),
@@ -150,6 +150,9 @@ class Gen:
             f = rng.choice(["min", "max"])
             return f"{f}({self.expr(t, depth + 1)}, {self.expr(t, depth + 1)})"
         if choice < 0.62:
+            if not is_float and rng.random() < 0.3:
+                f = rng.choice(["count_leading_zeros", "popcount"])
+                return f"{f}({self.expr(t, depth + 1)})"
             if is_float or t[0] == "i":
                 return f"{rng.choice(['-', 'abs'])}({self.expr(t, depth + 1)})"
             return f"~({self.expr(t, depth + 1)})"

@@ -193,6 +193,8 @@ Interval IndexBounds::of(const Expr& e) {
         if (a.hi <= 0) return fit(t, {-a.hi, -a.lo});
         return fit(t, {0, std::max(-a.lo, a.hi)});
       case UnaryOp::Not: return full(t);
+      case UnaryOp::Clz:
+      case UnaryOp::Popcount: return {0, t.bits};
     }
   }
   if (const auto* op = e.as<Select>()) {

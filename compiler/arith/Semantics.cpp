@@ -182,6 +182,18 @@ Value eval_unary(UnaryOp op, DataType t, Value v) {
     case UnaryOp::Abs: return t.is_int() && v.i < 0 ? wrap(t, uint64_t(0) - v.u()) : v;
     case UnaryOp::Not: return of_bool(v.i == 0);
     case UnaryOp::BitNot: return wrap(t, ~v.u());
+    case UnaryOp::Clz:
+    case UnaryOp::Popcount: {
+      // Of the value's t.bits bits (a negative value's two's complement); clz(0) is t.bits.
+      uint64_t bits = t.bits >= 64 ? v.u() : v.u() & ((uint64_t(1) << t.bits) - 1);
+      int n = 0;
+      if (op == UnaryOp::Popcount) {
+        for (; bits; bits &= bits - 1) ++n;
+      } else {
+        for (int k = t.bits - 1; k >= 0 && !((bits >> k) & 1); --k) ++n;
+      }
+      return wrap(t, uint64_t(n));
+    }
   }
   return Value();
 }

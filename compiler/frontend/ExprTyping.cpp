@@ -221,6 +221,12 @@ Elaborator::Val Elaborator::call(const Ast& a, std::optional<DataType> hint) {
     Expr x = build(args(0), hint);
     return Val{checked(log_, a.span, [&] { return Unary::make(UnaryOp::Abs, x, a.span); }), {}};
   }
+  if (n == "count_leading_zeros" || n == "popcount") {
+    arity(1);
+    Expr x = build(args(0), hint);
+    UnaryOp op = n == "popcount" ? UnaryOp::Popcount : UnaryOp::Clz;
+    return Val{checked(log_, a.span, [&] { return Unary::make(op, x, a.span); }), {}};
+  }
   if (n == "clamp") {
     arity(3);
     Val x = elab(args(0), hint), lo = elab(args(1), hint), hi = elab(args(2), hint);

@@ -96,6 +96,8 @@ const char* unary_op_symbol(UnaryOp op) {
     case UnaryOp::Not: return "!";
     case UnaryOp::BitNot: return "~";
     case UnaryOp::Abs: return "abs";
+    case UnaryOp::Clz: return "count_leading_zeros";
+    case UnaryOp::Popcount: return "popcount";
   }
   return "?";
 }
@@ -238,6 +240,8 @@ Expr Unary::make(UnaryOp op, Expr v, Span s) {
   require(!t.is_handle(), "unary operator on a handle");
   if (op == UnaryOp::Not) require(t.is_bool(), "operand of '!' must be bool, got " + t.str());
   if (op == UnaryOp::BitNot) require(t.is_integer(), "operand of '~' must be an integer, got " + t.str());
+  if (op == UnaryOp::Clz || op == UnaryOp::Popcount)
+    require(t.is_integer(), std::string("operand of '") + unary_op_symbol(op) + "' must be an integer, got " + t.str());
   if (op == UnaryOp::Neg || op == UnaryOp::Abs)
     require(!t.is_bool(), std::string("operand of '") + unary_op_symbol(op) + "' must be a number");
   return std::make_shared<Unary>(t, op, std::move(v), s);

@@ -211,8 +211,8 @@ struct Binary : ExprNode {
   static Expr make(BinaryOp op, Expr a, Expr b, Span s = {});
 };
 
-enum class UnaryOp : uint8_t { Neg, Not, BitNot, Abs };
-const char* unary_op_symbol(UnaryOp op);  // "-", "!", "~", "abs"
+enum class UnaryOp : uint8_t { Neg, Not, BitNot, Abs, Clz, Popcount };
+const char* unary_op_symbol(UnaryOp op);  // "-", "!", "~", "abs", "count_leading_zeros", "popcount"
 
 struct Unary : ExprNode {
   static constexpr NodeKind kKind = NodeKind::Unary;

@@ -18,7 +18,9 @@ int precedence(const Expr& e) {
     int p = binary_op_precedence(b->op);
     return p > 0 ? p : kAtomPrecedence;
   }
-  if (const auto* u = e.as<Unary>()) return u->op == UnaryOp::Abs ? kAtomPrecedence : kUnaryPrecedence;
+  if (const auto* u = e.as<Unary>())
+    return u->op == UnaryOp::Abs || u->op == UnaryOp::Clz || u->op == UnaryOp::Popcount ? kAtomPrecedence
+                                                                                          : kUnaryPrecedence;
   if (const auto* i = e.as<IntImm>()) return i->value < 0 ? kUnaryPrecedence : kAtomPrecedence;
   if (const auto* f = e.as<FloatImm>()) return std::signbit(f->value) ? kUnaryPrecedence : kAtomPrecedence;
   return kAtomPrecedence;
@@ -169,7 +171,8 @@ std::string print_expr(const Expr& e) {
     return operand(op->a, p, false) + " " + binary_op_symbol(op->op) + " " + operand(op->b, p, true);
   }
   if (const auto* op = e.as<Unary>()) {
-    if (op->op == UnaryOp::Abs) return "abs(" + print_expr(op->value) + ")";
+    if (op->op == UnaryOp::Abs || op->op == UnaryOp::Clz || op->op == UnaryOp::Popcount)
+      return std::string(unary_op_symbol(op->op)) + "(" + print_expr(op->value) + ")";
     return std::string(unary_op_symbol(op->op)) + operand(op->value, kUnaryPrecedence, true);
   }
   if (const auto* op = e.as<Select>())

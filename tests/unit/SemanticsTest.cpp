@@ -202,6 +202,23 @@ TEST(SemanticsTest, Shifts) {
   EXPECT_EQ(eval_binary(BinaryOp::Shl, DataType::u8(), Value::of_int(0x81), Value::of_int(1)).i, 2);
 }
 
+TEST(SemanticsTest, BitCounts) {
+  // Of the type's bits (a negative value's two's complement); count_leading_zeros(0) is the width.
+  for (DataType t : kIntTypes) {
+    EXPECT_EQ(eval_unary(UnaryOp::Clz, t, Value::of_int(0)).i, t.bits) << t.str();
+    EXPECT_EQ(eval_unary(UnaryOp::Clz, t, Value::of_int(1)).i, t.bits - 1) << t.str();
+    EXPECT_EQ(eval_unary(UnaryOp::Clz, t, canon(t, -1)).i, 0) << t.str();
+    EXPECT_EQ(eval_unary(UnaryOp::Popcount, t, Value::of_int(0)).i, 0) << t.str();
+    EXPECT_EQ(eval_unary(UnaryOp::Popcount, t, canon(t, -1)).i, t.bits) << t.str();
+    EXPECT_EQ(eval_unary(UnaryOp::Popcount, t, Value::of_int(0x55)).i, 4) << t.str();
+  }
+  EXPECT_EQ(eval_unary(UnaryOp::Clz, DataType::i8(), Value::of_int(-128)).i, 0);
+  EXPECT_EQ(eval_unary(UnaryOp::Clz, DataType::i16(), Value::of_int(127)).i, 9);
+  EXPECT_EQ(eval_unary(UnaryOp::Clz, DataType::u32(), Value::of_int(65536)).i, 15);
+  EXPECT_EQ(eval_unary(UnaryOp::Popcount, DataType::i16(), Value::of_int(-2)).i, 15);
+  EXPECT_EQ(eval_unary(UnaryOp::Popcount, DataType::u64(), Value::of_int(-1)).i, 64);
+}
+
 TEST(SemanticsTest, UnaryOps) {
   EXPECT_EQ(eval_unary(UnaryOp::Neg, DataType::u8(), Value::of_int(1)).i, 255);
   EXPECT_EQ(eval_unary(UnaryOp::Abs, DataType::u8(), Value::of_int(200)).i, 200);

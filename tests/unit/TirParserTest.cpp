@@ -115,6 +115,11 @@ Module every_node_kind() {
                            Store::make(C, {v(i)},
                                        bin(BinaryOp::Max, bin(BinaryOp::Min, red, bits),
                                            Unary::make(UnaryOp::Abs, Unary::make(UnaryOp::BitNot, v(i)))))));
+  // count_leading_zeros and popcount, printed and parsed as calls.
+  body.push_back(For::make(i, i32(0), i32(16), ForKind::Serial,
+                           Store::make(C, {v(i)},
+                                       bin(BinaryOp::Add, Unary::make(UnaryOp::Clz, v(i)),
+                                           Unary::make(UnaryOp::Popcount, bin(BinaryOp::Sub, v(i), i32(1)))))));
   // VTCM-style lowering: let handle, if isnullptr, decl_buffer not last in its block.
   Buffer V = BufferNode::make_with_data(h, DataType::i8(), {16}, StorageScope::Vtcm);
   Stmt use = For::make(i, i32(0), i32(16), ForKind::Serial,
