@@ -1442,13 +1442,21 @@ bool match_fixed_mul(const Expr& e, HvxMatch& m) {
   return true;
 }
 
-// 32 lanes of v from `at`, the lanes past its end poison.
-llvm::Value* register_at(llvm::IRBuilder<>& b, llvm::Value* v, unsigned at) {
+// `per` lanes of v from `at` (32 by default: a register of words), the lanes past its end
+// poison.
+llvm::Value* register_at(llvm::IRBuilder<>& b, llvm::Value* v, unsigned at, unsigned per = 32) {
   unsigned n = lanes_of(v);
-  if (at == 0 && n == 32) return v;
-  llvm::SmallVector<int, 32> mask;
-  for (unsigned k = 0; k < 32; ++k) mask.push_back(at + k < n ? int(at + k) : -1);
+  if (at == 0 && n == per) return v;
+  llvm::SmallVector<int, 128> mask;
+  for (unsigned k = 0; k < per; ++k) mask.push_back(at + k < n ? int(at + k) : -1);
   return b.CreateShuffleVector(v, mask);
+}
+
+// Per-register results concatenated and cut to `lanes` (a last register's lanes past the
+// value's end dropped).
+llvm::Value* concat_lanes(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& parts, unsigned lanes) {
+  llvm::Value* whole = concat(b, parts);
+  return lanes_of(whole) != lanes ? slice(b, whole, 0, lanes) : whole;
 }
 
 // Per register of a's and b's words: vmpye(a.w, b.uh) takes the products with b's low
@@ -1473,8 +1481,7 @@ llvm::Value* emit_fixed_mul(llvm::IRBuilder<>& b, const HvxMatch& m, const std::
       parts.push_back(b.CreateCall(intrinsic(module, m.round ? "vmpyowh_rnd_sacc" : "vmpyowh_sacc"), {low, x, y}));
     }
   }
-  llvm::Value* whole = concat(b, parts);
-  return lanes % 32 ? slice(b, whole, 0, lanes) : whole;
+  return concat_lanes(b, parts, lanes);
 }
 
 // 32-bit arithmetic through a 64-bit intermediate (match_wide_arith): the instruction that
@@ -1552,22 +1559,18 @@ llvm::Value* emit_wide_arith(llvm::IRBuilder<>& b, const HvxMatch& m, const std:
     // Lanes: one instruction per register of words.
     for (unsigned at = 0; at < lanes; at += 32)
       parts.push_back(b.CreateCall(f, {register_at(b, values[0], at), register_at(b, values[1], at)}));
-    llvm::Value* whole = concat(b, parts);
-    return lanes % 32 ? slice(b, whole, 0, lanes) : whole;
+    return concat_lanes(b, parts, lanes);
   }
   // Narrow: per 64 halfwords of the result, the 64 words' odd lanes then even lanes (vround
   // and vasr interleave them back), and the shift amount.
   auto* halves = llvm::FixedVectorType::get(b.getInt16Ty(), 64);
   for (unsigned at = 0; at < lanes; at += 64) {
-    llvm::SmallVector<int, 64> mask;
-    for (unsigned k = 0; k < 64; ++k) mask.push_back(at + k < lanes ? int(at + k) : -1);
-    llvm::Value* d = deinterleave(b, b.CreateShuffleVector(values[0], mask));
+    llvm::Value* d = deinterleave(b, register_at(b, values[0], at, 64));
     std::vector<llvm::Value*> args = {slice(b, d, 32, 32), slice(b, d, 0, 32)};
     if (m.shift != 16) args.push_back(b.getInt32(m.shift));
     parts.push_back(b.CreateBitCast(b.CreateCall(f, args), halves));
   }
-  llvm::Value* whole = concat(b, parts);
-  return lanes % 64 ? slice(b, whole, 0, lanes) : whole;
+  return concat_lanes(b, parts, lanes);
 }
 
 }  // namespace
@@ -1614,13 +1617,10 @@ llvm::Value* emit_sign_bits(llvm::IRBuilder<>& b, const HvxMatch&, const std::ve
   auto* reg = llvm::FixedVectorType::get(vt->getElementType(), step);
   std::vector<llvm::Value*> parts;
   for (unsigned at = 0; at < lanes; at += step) {
-    llvm::SmallVector<int, 64> mask;
-    for (unsigned k = 0; k < step; ++k) mask.push_back(at + k < lanes ? int(at + k) : -1);
-    llvm::Value* piece = lanes == step ? x : b.CreateShuffleVector(x, mask);
+    llvm::Value* piece = register_at(b, x, at, step);
     parts.push_back(b.CreateBitCast(b.CreateCall(f, {b.CreateBitCast(piece, words)}), reg));
   }
-  llvm::Value* whole = concat(b, parts);
-  if (lanes % step) whole = slice(b, whole, 0, lanes);
+  llvm::Value* whole = concat_lanes(b, parts, lanes);
   return b.CreateAdd(whole, llvm::ConstantInt::get(whole->getType(), 1));
 }
 
@@ -1671,9 +1671,7 @@ llvm::Value* emit_shift_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std
   llvm::Value* sign = m.byte_shift == 2 ? byte_splat(b.CreateLShr(b.getInt32(0x80), n)) : nullptr;
   std::vector<llvm::Value*> parts;
   for (unsigned at = 0; at < lanes; at += 128) {
-    llvm::SmallVector<int, 128> mask;
-    for (unsigned k = 0; k < 128; ++k) mask.push_back(at + k < lanes ? int(at + k) : -1);
-    llvm::Value* piece = lanes == 128 ? x : b.CreateShuffleVector(x, mask);
+    llvm::Value* piece = register_at(b, x, at, 128);
     llvm::Value* t = b.CreateBitCast(b.CreateCall(f, {b.CreateBitCast(piece, words), n}), bytes);
     t = b.CreateAnd(t, keep);
     if (sign) {
@@ -1684,8 +1682,7 @@ llvm::Value* emit_shift_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std
     }
     parts.push_back(t);
   }
-  llvm::Value* whole = concat(b, parts);
-  return lanes % 128 ? slice(b, whole, 0, lanes) : whole;
+  return concat_lanes(b, parts, lanes);
 }
 
 }  // namespace

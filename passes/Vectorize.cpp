@@ -607,7 +607,7 @@ class LoopVectorizer : public IRMutator {
         return Stmt();
       }
       if (windowed ? widest_lane_bytes(piece) * k != vector_bytes_ || !windowed_accesses_ok(piece, vector_bytes_)
-                   : narrowest_access_bytes(piece) * N != vector_bytes_ || !fused_accesses_ok(piece, L, vector_bytes_ / 8))
+                   : narrowest_access_bytes(piece) * N != vector_bytes_ || !fused_accesses_ok(piece, vector_bytes_ / 8))
         return Stmt();
       stmts.push_back(piece);
     }
@@ -627,98 +627,95 @@ class LoopVectorizer : public IRMutator {
     return true;
   }
 
-  // Every store of the fused body (outside its local state) dense, every load's lanes runs of
-  // consecutive elements at least `min_run_bytes` long (or dense).
-  static bool fused_accesses_ok(const Stmt& body, int64_t L, int64_t min_run_bytes) {
-    struct Check : IRVisitor {
-      int64_t min_run_bytes;
-      bool ok = true;
+  // f(buffer, indices, value type, is_store) for every load and store of the body outside its
+  // local state (the buffers it allocates itself).
+  template <typename F>
+  static void for_each_access(const Stmt& body, F f) {
+    struct Walk : IRVisitor {
+      F& f;
       std::unordered_map<const BufferNode*, bool> local;
-      bool runs(const std::vector<Expr>& idx, int64_t elem_bytes, bool dense) {
-        if (idx.size() != 1 || !is_vector(idx[0])) return false;
-        int lanes = idx[0].dtype().lanes;
-        std::vector<int64_t> off;
-        bool cb = false;
-        if (!fused_offsets(idx[0], lanes, off, cb)) return false;
-        int64_t run = 1;
-        for (int i = 1; i <= lanes; ++i) {
-          if (i < lanes && off[i] == off[i - 1] + 1) {
-            ++run;
-            continue;
-          }
-          if (dense ? run != lanes : run * elem_bytes < min_run_bytes || (run & (run - 1)) != 0) return false;
-          run = 1;
-        }
-        return true;
-      }
+      explicit Walk(F& fn) : f(fn) {}
       using IRVisitor::visit;
       void visit_Allocate(const Allocate* op) override {
         local[op->buffer.get()] = true;
         IRVisitor::visit_Allocate(op);
       }
       void visit_Load(const Load* op) override {
-        if (!local.count(op->buffer.get()) && op->dtype.lanes > 1 && !runs(op->indices, op->buffer->dtype.bytes(), false))
-          ok = false;
+        if (!local.count(op->buffer.get())) f(op->buffer, op->indices, op->dtype, false);
         IRVisitor::visit_Load(op);
       }
       void visit_Store(const Store* op) override {
-        if (!local.count(op->buffer.get()) && !runs(op->indices, op->buffer->dtype.bytes(), true)) ok = false;
+        if (!local.count(op->buffer.get())) f(op->buffer, op->indices, op->value.dtype(), true);
         IRVisitor::visit_Store(op);
       }
-    } check;
-    check.min_run_bytes = min_run_bytes;
-    (void)L;
-    check.visit(body);
-    return check.ok;
+    } walk(f);
+    walk.visit(body);
   }
 
-  // Every store of the fused body (outside its local state) dense; every load's lanes, one
-  // register's worth at a time, within two registers' worth of elements from the register's
+  // A vector access's lane offsets (fused_offsets), null when its index is not of that form.
+  static std::optional<std::vector<int64_t>> access_offsets(const std::vector<Expr>& idx) {
+    if (idx.size() != 1 || !is_vector(idx[0])) return std::nullopt;
+    std::vector<int64_t> off;
+    bool cb = false;
+    if (!fused_offsets(idx[0], idx[0].dtype().lanes, off, cb)) return std::nullopt;
+    return off;
+  }
+
+  // Every store of the fused body (outside its local state) dense, every vector load's lanes
+  // runs of consecutive elements at least `min_run_bytes` long (or dense).
+  static bool fused_accesses_ok(const Stmt& body, int64_t min_run_bytes) {
+    bool ok = true;
+    for_each_access(body, [&](const Buffer& buf, const std::vector<Expr>& idx, DataType t, bool store) {
+      if (!store && t.lanes == 1) return;
+      std::optional<std::vector<int64_t>> off = access_offsets(idx);
+      if (!off) {
+        ok = false;
+        return;
+      }
+      int lanes = static_cast<int>(off->size());
+      int64_t run = 1, elem_bytes = buf->dtype.bytes();
+      for (int i = 1; i <= lanes; ++i) {
+        if (i < lanes && (*off)[i] == (*off)[i - 1] + 1) {
+          ++run;
+          continue;
+        }
+        if (store ? run != lanes : run * elem_bytes < min_run_bytes || (run & (run - 1)) != 0) ok = false;
+        run = 1;
+      }
+    });
+    return ok;
+  }
+
+  // Every store of the fused body (outside its local state) dense; every vector load's lanes,
+  // one register's worth at a time, within two registers' worth of elements from the register's
   // lowest (codegen's window loads: one or two vector loads and a shuffle per register).
   static bool windowed_accesses_ok(const Stmt& body, int64_t vector_bytes) {
-    struct Check : IRVisitor {
-      int64_t vector_bytes;
-      bool ok = true;
-      std::unordered_map<const BufferNode*, bool> local;
-      bool accessible(const std::vector<Expr>& idx, int64_t elem_bytes, bool dense) {
-        if (idx.size() != 1 || !is_vector(idx[0])) return false;
-        int lanes = idx[0].dtype().lanes;
-        std::vector<int64_t> off;
-        bool cb = false;
-        if (!fused_offsets(idx[0], lanes, off, cb)) return false;
-        if (dense) {
-          for (int i = 1; i < lanes; ++i)
-            if (off[i] != off[0] + i) return false;
-          return true;
-        }
-        int64_t per = vector_bytes / elem_bytes;
-        if (per < 1 || lanes % per) return false;
-        for (int p = 0; p < lanes; p += static_cast<int>(per)) {
-          int64_t lo = off[p], hi = off[p];
-          for (int i = p; i < p + per; ++i) lo = std::min(lo, off[i]), hi = std::max(hi, off[i]);
-          if (hi - lo >= 2 * per) return false;
-        }
-        return true;
+    bool ok = true;
+    for_each_access(body, [&](const Buffer& buf, const std::vector<Expr>& idx, DataType t, bool store) {
+      if (!store && t.lanes == 1) return;
+      std::optional<std::vector<int64_t>> off = access_offsets(idx);
+      if (!off) {
+        ok = false;
+        return;
       }
-      using IRVisitor::visit;
-      void visit_Allocate(const Allocate* op) override {
-        local[op->buffer.get()] = true;
-        IRVisitor::visit_Allocate(op);
+      int lanes = static_cast<int>(off->size());
+      if (store) {
+        for (int i = 1; i < lanes; ++i)
+          if ((*off)[i] != (*off)[0] + i) ok = false;
+        return;
       }
-      void visit_Load(const Load* op) override {
-        if (!local.count(op->buffer.get()) && op->dtype.lanes > 1 &&
-            !accessible(op->indices, op->buffer->dtype.bytes(), false))
-          ok = false;
-        IRVisitor::visit_Load(op);
+      int64_t per = vector_bytes / buf->dtype.bytes();
+      if (per < 1 || lanes % per) {
+        ok = false;
+        return;
       }
-      void visit_Store(const Store* op) override {
-        if (!local.count(op->buffer.get()) && !accessible(op->indices, op->buffer->dtype.bytes(), true)) ok = false;
-        IRVisitor::visit_Store(op);
+      for (int p = 0; p < lanes; p += static_cast<int>(per)) {
+        int64_t lo = (*off)[p], hi = (*off)[p];
+        for (int i = p; i < p + per; ++i) lo = std::min(lo, (*off)[i]), hi = std::max(hi, (*off)[i]);
+        if (hi - lo >= 2 * per) ok = false;
       }
-    } check;
-    check.vector_bytes = vector_bytes;
-    check.visit(body);
-    return check.ok;
+    });
+    return ok;
   }
 
   static Expr plus(const Expr& a, int64_t k) {
@@ -728,29 +725,11 @@ class LoopVectorizer : public IRMutator {
   // The narrowest element a vector access of the body (outside its local state) loads or
   // stores, in bytes; the widest lane when it has none.
   static int64_t narrowest_access_bytes(const Stmt& body) {
-    struct Narrowest : IRVisitor {
-      int64_t bytes = 0;
-      std::unordered_map<const BufferNode*, bool> local;
-      void note(const Buffer& b, const DataType& t) {
-        if (t.lanes > 1 && !local.count(b.get()))
-          bytes = bytes ? std::min<int64_t>(bytes, b->dtype.bytes()) : b->dtype.bytes();
-      }
-      using IRVisitor::visit;
-      void visit_Allocate(const Allocate* op) override {
-        local[op->buffer.get()] = true;
-        IRVisitor::visit_Allocate(op);
-      }
-      void visit_Load(const Load* op) override {
-        note(op->buffer, op->dtype);
-        IRVisitor::visit_Load(op);
-      }
-      void visit_Store(const Store* op) override {
-        note(op->buffer, op->value.dtype());
-        IRVisitor::visit_Store(op);
-      }
-    } n;
-    n.visit(body);
-    return n.bytes ? n.bytes : widest_lane_bytes(body);
+    int64_t bytes = 0;
+    for_each_access(body, [&](const Buffer& buf, const std::vector<Expr>&, DataType t, bool) {
+      if (t.lanes > 1) bytes = bytes ? std::min<int64_t>(bytes, buf->dtype.bytes()) : buf->dtype.bytes();
+    });
+    return bytes ? bytes : widest_lane_bytes(body);
   }
 
   // The bytes per lane of the widest vector values in a widened body (at least 1): loaded,
