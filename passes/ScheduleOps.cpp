@@ -588,7 +588,7 @@ struct TransposedRead {
 
 bool is_var(const Expr& e, const VarNode* v) { return e.as<VarNode>() == v; }
 
-std::vector<Region> stage_boxes(const Stage& stage, int64_t lanes);
+std::vector<Region> stage_boxes(const Stage& stage, int64_t lanes = 1, bool short_vector = false);
 
 TransposedRead transposed_read(const Stage& stage, const Target& target) {
   TransposedRead tr;
@@ -825,8 +825,14 @@ std::set<const BufferNode*> pointwise_stages(const TensorFunc& f) {
 // With lanes > 1 (the automatic schedule) the innermost pieces are whole vectors, and the
 // edges single vectors at constant positions whose clamped loads codegen reads as a window
 // (measured on bench/: ...).
-std::vector<Region> stage_boxes(const Stage& stage, int64_t lanes = 1) {
-  return boundary_regions(stage, 27, count_reductions(stage.body) > 0 ? 0 : stage.index_vars.size() - 1, lanes);
+// A short innermost vector (short_vector_lanes) is fused with the variable around it, whose
+// clamps would then turn the fused loads into gathers: that variable is partitioned too (the
+// padded copy of an NHWC tensor of 8 channels, I[clamp(yy - 1, 0, H - 1), clamp(xx - 1, 0, W - 1), c]).
+std::vector<Region> stage_boxes(const Stage& stage, int64_t lanes, bool short_vector) {
+  size_t n = stage.index_vars.size();
+  size_t first = count_reductions(stage.body) > 0 ? 0 : n - 1;
+  if (first > 0 && short_vector) first = n - 2;
+  return boundary_regions(stage, 27, first, lanes);
 }
 
 // One stage's loops (step 3).
@@ -844,9 +850,9 @@ Stmt lower_stage(const Stage& stage, std::set<std::string>& used, const LowerOpt
     int full = lanes;
     if (reduce_lanes) lanes = 1;
     else lanes = short_vector_lanes(stage, lanes);
-    for (const Region& r : stage_boxes(stage, lanes))
-      boxes.push_back(lower_auto_box(stage, r, lanes, used, padded, reduce_lanes,
-                                     lanes < full && lanes * widest_bytes(stage) < options.target.vector_bytes));
+    bool short_vector = lanes < full && lanes * widest_bytes(stage) < options.target.vector_bytes;
+    for (const Region& r : stage_boxes(stage, lanes, short_vector))
+      boxes.push_back(lower_auto_box(stage, r, lanes, used, padded, reduce_lanes, short_vector));
     return Seq::make(boxes);
   }
   if (!vectorizes(stage)) return build_stage_loop_nest(stage, full_ranges(stage), used, computed_at, false, padded);

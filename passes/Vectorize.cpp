@@ -555,7 +555,10 @@ class LoopVectorizer : public IRMutator {
     try {
       Stmt widened = widen_at(inner_loop.as<For>(), v->min, static_cast<int>(L));
       lane_bytes = narrowest_access_bytes(widened);
-      widest = widest_lane_bytes(widened);
+      // HVX lanes are at most 32 bits: a 64-bit intermediate is a 32-bit idiom (a rounding
+      // multiply-high written through i64, codegen's match_wide_arith) or scalar code either way,
+      // so it does not make the loop's vectors whole (ONNX's requantization of 16 channels).
+      widest = std::min<int64_t>(widest_lane_bytes(widened), 4);
     } catch (const CannotVectorize&) {
       return Stmt();
     }
@@ -674,6 +677,7 @@ class LoopVectorizer : public IRMutator {
       }
       int lanes = static_cast<int>(off->size());
       int64_t run = 1, elem_bytes = buf->dtype.bytes();
+      if (!store && repeats_one_window(*off, min_run_bytes * 8 / elem_bytes)) return;
       for (int i = 1; i <= lanes; ++i) {
         if (i < lanes && (*off)[i] == (*off)[i - 1] + 1) {
           ++run;
@@ -684,6 +688,24 @@ class LoopVectorizer : public IRMutator {
       }
     });
     return ok;
+  }
+
+  // Whether a load's lane offsets repeat one period of n lanes (off[i] == off[i - n]; n a power
+  // of two dividing the lanes, below them) whose elements lie within `per` consecutive
+  // elements: a per-channel read of a fused NHWC loop (the weights F[r, t, c] of a depthwise
+  // convolution, a bias B[c]), the same for every pixel. Codegen's window loads read it as one
+  // or two aligned vectors and a permute, which LLVM hoists out of the pixel loop.
+  static bool repeats_one_window(const std::vector<int64_t>& off, int64_t per) {
+    int lanes = static_cast<int>(off.size());
+    for (int n = 1; n < lanes; n *= 2) {
+      if (lanes % n) break;
+      bool periodic = true;
+      for (int i = n; i < lanes && periodic; ++i) periodic = off[i] == off[i - n];
+      if (!periodic) continue;
+      auto [lo, hi] = std::minmax_element(off.begin(), off.begin() + n);
+      return *hi - *lo < per;
+    }
+    return false;
   }
 
   // Every store of the fused body (outside its local state) dense; every vector load's lanes,
