@@ -36,6 +36,7 @@
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/ScalarOnly.h"
 #include "compiler/arith/LaneOffsets.h"
+#include "passes/support/StageLoopNest.h"
 #include "compiler/arith/Simplify.h"
 
 namespace dspc {
@@ -567,54 +568,118 @@ class LoopVectorizer : public IRMutator {
     // narrowest element and every load is then runs (fused_accesses_ok); else L registers, k a
     // register's lanes of the widest values, when every load is then windowed (three u8 planes
     // to [y, x, 3]: each register of the output reads 43 consecutive x of each plane).
-    if (Stmt f = fuse_as(op, v, vbody, units, (L & (L - 1)) == 0 && vector_bytes_ % (L * lane_bytes) == 0
-                                                  ? vector_bytes_ / (L * lane_bytes) : 0, false))
-      return f;
-    return fuse_as(op, v, vbody, units, vector_bytes_ / widest, true);
+    int64_t k_runs = (L & (L - 1)) == 0 && vector_bytes_ % (L * lane_bytes) == 0 ? vector_bytes_ / (L * lane_bytes) : 0;
+    if (Stmt f = fuse_as(op, v, vbody, units, k_runs, Fuse::Runs)) return f;
+    if (Stmt f = fuse_as(op, v, vbody, units, vector_bytes_ / widest, Fuse::Windowed)) return f;
+    // Reads that give each pixel's few elements to all its lanes (I[y + r, x + t, c] in a fused
+    // loop over x and k, k the output channels of a convolution): with the small reduction loops
+    // around them unrolled, their offsets are constants, and each register's lanes lie in aligned
+    // vectors that codegen reads whole and permutes.
+    if (Stmt unrolled = unroll_small_loops(vbody); !unrolled.same_as(vbody))
+      return fuse_as(op, v, simplify_stmt(unrolled), units, k_runs, Fuse::RunsOrWindows);
+    return Stmt();
+  }
+
+  // The body with every serial loop of constant bounds inside it written out, when the copies
+  // number at most kMaxUnrolledCopies in all (the same body otherwise).
+  static Stmt unroll_small_loops(const Stmt& body) {
+    int64_t copies = 1;
+    bool all_constant = true;
+    struct Count : IRVisitor {
+      int64_t* copies;
+      bool* ok;
+      using IRVisitor::visit;
+      void visit_For(const For* op) override {
+        const IntImm* m = as_int(op->min);
+        const IntImm* e = as_int(op->extent);
+        if (!m || !e || op->for_kind == ForKind::Vectorized || op->for_kind == ForKind::Parallel) *ok = false;
+        else *copies *= std::max<int64_t>(e->value, 1);
+        IRVisitor::visit_For(op);
+      }
+    } count;
+    count.copies = &copies;
+    count.ok = &all_constant;
+    count.visit(body);
+    if (!all_constant || copies <= 1 || copies > kMaxUnrolledCopies) return body;
+    struct Unroll : IRMutator {
+      using IRMutator::mutate;
+      Stmt mutate_For(const For* op, const Stmt& self) override {
+        Stmt inner = mutate(op->body);
+        int64_t m = as_int(op->min)->value, e = as_int(op->extent)->value;
+        std::vector<Stmt> stmts;
+        for (int64_t i = 0; i < e; ++i)
+          stmts.push_back(substitute(inner, {{op->var.get(), make_const(op->var->dtype, m + i)}}));
+        if (stmts.empty()) return Seq::make({}, op->span);
+        return stmts.size() == 1 ? stmts[0] : Seq::make(std::move(stmts), op->span);
+      }
+    } unroll;
+    return unroll.mutate(body);
   }
 
   // fuse_short_vector's loop of k * L lanes over k consecutive x; null when k is 0, when the
   // loops do not qualify, or when some access is not as `windowed` (false: runs of at least an
   // eighth of a register; true: within a window of two registers per register of lanes) requires.
+  enum class Fuse { Runs, Windowed, RunsOrWindows };
   Stmt fuse_as(const For* op, const For* v, const Stmt& vbody, const std::vector<const For*>& units, int64_t k,
-               bool windowed) {
+               Fuse mode) {
+    bool windowed = mode == Fuse::Windowed;
     int64_t L = as_int(v->extent)->value, E = as_int(op->extent)->value;
     if (!k || E < k || k * L > kMaxLanes) return Stmt();
     int N = static_cast<int>(k * L);
     DataType xt = op->var->dtype, vt = v->var->dtype;
     VarRef xo = VarNode::make(op->var->name + "_f", xt, op->span);
-    // x0 = x.min + xo * k, the last group shifted inwards when k does not divide E.
-    Expr start = Binary::make(BinaryOp::Mul, var_expr(xo), make_const(xt, k));
-    if (E % k) start = Binary::make(BinaryOp::Min, start, make_const(xt, E - k));
-    Expr x0 = simplify_expr(Binary::make(BinaryOp::Add, op->min, start));
     // Windowed: one statement per register (lanes r * k .. r * k + k - 1), so that every
     // vector is one register and codegen's shuffles are of single registers (LLVM 19 splits a
     // shuffle of three registers lane by lane).
     int pieces = windowed ? static_cast<int>(L) : 1, n = windowed ? static_cast<int>(k) : N;
-    std::vector<Stmt> stmts;
-    for (int r = 0; r < pieces; ++r) {
-      Expr j = Ramp::make(make_const(xt, int64_t(r) * n), make_const(xt, 1), n, op->span);
-      Expr xl = Binary::make(BinaryOp::Add, Broadcast::make(x0, n),
-                             Binary::make(BinaryOp::Div, j, Broadcast::make(make_const(xt, L), n)));
-      Expr jv = Ramp::make(make_const(vt, int64_t(r) * n), make_const(vt, 1), n, op->span);
-      Expr vl = Binary::make(BinaryOp::Add, Broadcast::make(v->min, n),
-                             Binary::make(BinaryOp::Mod, jv, Broadcast::make(make_const(vt, L), n)));
-      Stmt piece;
-      try {
-        LaneWidener w(op->var.get(), xl, v->var.get(), vl, n);
-        // The one-iteration loops between the pair are their first values, substituted so
-        // that the accesses' lane offsets and alignment see through them.
-        for (const For* u : units) w.bind(u->var.get(), u->min);
-        piece = w.mutate(vbody);
-      } catch (const CannotVectorize&) {
-        return Stmt();
+    // The fused body for the group of k x from x0; null when an access does not qualify.
+    auto group = [&](const Expr& x0) -> Stmt {
+      std::vector<Stmt> stmts;
+      for (int r = 0; r < pieces; ++r) {
+        Expr j = Ramp::make(make_const(xt, int64_t(r) * n), make_const(xt, 1), n, op->span);
+        Expr xl = Binary::make(BinaryOp::Add, Broadcast::make(x0, n),
+                               Binary::make(BinaryOp::Div, j, Broadcast::make(make_const(xt, L), n)));
+        Expr jv = Ramp::make(make_const(vt, int64_t(r) * n), make_const(vt, 1), n, op->span);
+        Expr vl = Binary::make(BinaryOp::Add, Broadcast::make(v->min, n),
+                               Binary::make(BinaryOp::Mod, jv, Broadcast::make(make_const(vt, L), n)));
+        Stmt piece;
+        try {
+          LaneWidener w(op->var.get(), xl, v->var.get(), vl, n);
+          // The one-iteration loops between the pair are their first values, substituted so
+          // that the accesses' lane offsets and alignment see through them.
+          for (const For* u : units) w.bind(u->var.get(), u->min);
+          piece = w.mutate(vbody);
+        } catch (const CannotVectorize&) {
+          return Stmt();
+        }
+        if (windowed ? widest_lane_bytes(piece) * k != vector_bytes_ || !windowed_accesses_ok(piece, vector_bytes_)
+                     : narrowest_access_bytes(piece) * N != vector_bytes_ ||
+                           !fused_accesses_ok(piece, vector_bytes_ / 8, mode == Fuse::RunsOrWindows))
+          return Stmt();
+        stmts.push_back(piece);
       }
-      if (windowed ? widest_lane_bytes(piece) * k != vector_bytes_ || !windowed_accesses_ok(piece, vector_bytes_)
-                   : narrowest_access_bytes(piece) * N != vector_bytes_ || !fused_accesses_ok(piece, vector_bytes_ / 8))
-        return Stmt();
-      stmts.push_back(piece);
+      return stmts.size() == 1 ? stmts[0] : Seq::make(std::move(stmts), op->span);
+    };
+    Expr start = Binary::make(BinaryOp::Mul, var_expr(xo), make_const(xt, k));
+    if (mode == Fuse::RunsOrWindows && E % k) {
+      // Window reads need the group's start at a known multiple of k: the whole groups from
+      // x.min + xo * k, then the last k x as one more group where its reads qualify too, else
+      // the x left over in the loop as it was (scalar code).
+      Stmt main = group(simplify_expr(Binary::make(BinaryOp::Add, op->min, start)));
+      if (!main) return Stmt();
+      Stmt loop = For::make(xo, make_const(xt, 0), make_const(xt, E / k), op->for_kind, main, op->span);
+      Stmt tail = group(simplify_expr(Binary::make(BinaryOp::Add, op->min, make_const(xt, E - k))));
+      if (!tail) {
+        Expr rest = simplify_expr(Binary::make(BinaryOp::Add, op->min, make_const(xt, E / k * k)));
+        Stmt left = For::make(op->var, rest, make_const(xt, E % k), op->for_kind, op->body, op->span);
+        tail = IRMutator::mutate_For(left.as<For>(), left);
+      }
+      return Seq::make({loop, tail}, op->span);
     }
-    Stmt body = stmts.size() == 1 ? stmts[0] : Seq::make(std::move(stmts), op->span);
+    // x0 = x.min + xo * k, the last group shifted inwards when k does not divide E.
+    if (E % k) start = Binary::make(BinaryOp::Min, start, make_const(xt, E - k));
+    Stmt body = group(simplify_expr(Binary::make(BinaryOp::Add, op->min, start)));
+    if (!body) return Stmt();
     return For::make(xo, make_const(xt, 0), make_const(xt, (E + k - 1) / k), op->for_kind, body, op->span);
   }
 
@@ -666,7 +731,7 @@ class LoopVectorizer : public IRMutator {
 
   // Every store of the fused body (outside its local state) dense, every vector load's lanes
   // runs of consecutive elements at least `min_run_bytes` long (or dense).
-  static bool fused_accesses_ok(const Stmt& body, int64_t min_run_bytes) {
+  static bool fused_accesses_ok(const Stmt& body, int64_t min_run_bytes, bool windows = false) {
     bool ok = true;
     for_each_access(body, [&](const Buffer& buf, const std::vector<Expr>& idx, DataType t, bool store) {
       if (!store && t.lanes == 1) return;
@@ -678,6 +743,7 @@ class LoopVectorizer : public IRMutator {
       int lanes = static_cast<int>(off->size());
       int64_t run = 1, elem_bytes = buf->dtype.bytes();
       if (!store && repeats_one_window(*off, min_run_bytes * 8 / elem_bytes)) return;
+      if (!store && windows && registers_in_windows(idx[0], elem_bytes, min_run_bytes * 8)) return;
       for (int i = 1; i <= lanes; ++i) {
         if (i < lanes && (*off)[i] == (*off)[i - 1] + 1) {
           ++run;
@@ -706,6 +772,63 @@ class LoopVectorizer : public IRMutator {
       return *hi - *lo < per;
     }
     return false;
+  }
+
+  // Whether each register's worth of a load's lanes (index `e`, elements of `eb` bytes) is what
+  // codegen's window loads read without a lane-by-lane gather, not all one element: from a base
+  // known to start an aligned vector, lanes within four aligned vectors (window_load); else
+  // within one aligned chunk of the base's known alignment (unaligned_window_load).
+  static bool registers_in_windows(const Expr& e, int64_t eb, int64_t vector_bytes) {
+    int lanes = e.dtype().lanes;
+    int64_t per = vector_bytes / eb;
+    Expr base;
+    std::vector<int64_t> off;
+    if (per < 2 || lanes % per || !lane_offsets(e, lanes, base, off)) return false;
+    // The base's constant term goes into the offsets, as codegen splits it out ((r + 1) * 4: 4).
+    int64_t chunk = std::min(known_multiple(base, /*skip_constant=*/true) * eb, vector_bytes);
+    int64_t c = constant_term(base);
+    for (int64_t& o : off) o += c;
+    auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
+    for (int p = 0; p < lanes; p += static_cast<int>(per)) {
+      auto [lo, hi] = std::minmax_element(off.begin() + p, off.begin() + p + per);
+      if (*hi == *lo) return false;
+      if (chunk == vector_bytes ? floor_div(*hi, per) - floor_div(*lo, per) >= 4
+                                : floor_div(*lo * eb, chunk) != floor_div(*hi * eb, chunk))
+        return false;
+    }
+    return true;
+  }
+
+  // The largest power of two (up to 2^20) known to divide a scalar index from its form alone
+  // (a loop variable: 1), no more than codegen's known_multiple sees.
+  // With skip_constant, of the index less its constant term (constant_term).
+  static int64_t known_multiple(const Expr& e, bool skip_constant = false) {
+    constexpr int64_t kMax = int64_t(1) << 20;
+    auto low_pow2 = [&](int64_t v) { return v == 0 ? kMax : std::min<int64_t>(v & -v, kMax); };
+    if (const IntImm* k = as_int(e)) return skip_constant ? kMax : low_pow2(k->value < 0 ? -k->value : k->value);
+    const auto* op = e.as<Binary>();
+    if (!op) return 1;
+    if (op->op == BinaryOp::Add || op->op == BinaryOp::Sub)
+      return std::min(known_multiple(op->a, skip_constant), known_multiple(op->b, skip_constant));
+    if (op->op == BinaryOp::Min || op->op == BinaryOp::Max) return std::min(known_multiple(op->a), known_multiple(op->b));
+    if (op->op == BinaryOp::Mul) {
+      if (const IntImm* k = as_int(op->b))
+        return std::min(known_multiple(op->a, skip_constant) * low_pow2(k->value < 0 ? -k->value : k->value), kMax);
+      return std::min(known_multiple(op->a) * known_multiple(op->b), kMax);
+    }
+    return 1;
+  }
+
+  // The constant term of a sum of products by constants ((r + 1) * 4 + 2: 6).
+  static int64_t constant_term(const Expr& e) {
+    if (const IntImm* k = as_int(e)) return k->value;
+    const auto* op = e.as<Binary>();
+    if (!op) return 0;
+    if (op->op == BinaryOp::Add) return constant_term(op->a) + constant_term(op->b);
+    if (op->op == BinaryOp::Sub) return constant_term(op->a) - constant_term(op->b);
+    if (op->op == BinaryOp::Mul)
+      if (const IntImm* k = as_int(op->b)) return constant_term(op->a) * k->value;
+    return 0;
   }
 
   // Every store of the fused body (outside its local state) dense; every vector load's lanes,
@@ -844,6 +967,7 @@ class LoopVectorizer : public IRMutator {
 
   static constexpr int64_t kMaxLanes = 2048;  // a transposing stage's 16 u8 registers
   static constexpr int64_t kMaxUnrolledLanes = 16;  // longer scalar remainders stay loops
+  static constexpr int64_t kMaxUnrolledCopies = 64;  // unroll_small_loops: a 3x3 window of 4-channel groups
   bool hexagon_;
   int64_t vector_bytes_;  // one vector register of the target (HVX: the 128-byte mode)
   VectorAccumulators accs_;  // the accumulators of the allocations being vectorized (step 5)
