@@ -171,7 +171,8 @@ ResourceBound resource_bound(const std::string& generic, const std::vector<int64
   auto starts = [&](const char* prefix) { return generic.rfind(prefix, 0) == 0; };
   // The op library's convolutions (schedules/nn.dsp, qnn.dsp): <S, P, D, H, W, C, R, T[, K]>,
   // the _exact variants with their requantization's arguments after those.
-  if ((generic == "conv2d" || starts("conv2d_requant")) && (a.size() == 9 || (generic == "conv2d_requant_exact" && a.size() == 14))) {
+  if ((generic == "conv2d" || starts("conv2d_requant")) &&
+      (a.size() == 9 || (starts("conv2d_requant_exact") && a.size() == 14))) {
     double macs = elements({out_extent(a[3], 2 * a[1], a[6], a[0], a[2]), out_extent(a[4], 2 * a[1], a[7], a[0], a[2]),
                             a[8], a[6], a[7], a[5]});
     return at_least_io(macs / 256, "MACs / 256 (vrmpy)");

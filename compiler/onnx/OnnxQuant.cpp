@@ -401,8 +401,10 @@ bool Importer::qlinear_conv_oplib(const Val& x, const Val& w, const ConvGeometry
   std::vector<int64_t> targs = {k.s[0], k.p[0], k.d[0], k.h, k.w, k.c, k.kh, k.kw};
   if (!depthwise) targs.push_back(k.m);
   if (integer) targs.insert(targs.end(), exact.begin(), exact.end());
+  // Fewer than 32 output channels fill less than a vector of i32 accumulators: qnn.dsp's
+  // _narrow variant, whose vectors hold several pixels, takes them.
   std::string func = std::string(depthwise ? "depthwise_conv2d_requant" : "conv2d_requant") +
-                     (fixed ? "" : integer ? "_exact" : "_f32");
+                     (fixed ? "" : integer ? (!depthwise && k.m < 32 ? "_exact_narrow" : "_exact") : "_f32");
   std::string o3 = call(fixed && !depthwise ? "nn" : "qnn", func, targs, args, r.dt, {k.oh, k.ow, k.m});
   Val out;
   out.dt = r.dt;

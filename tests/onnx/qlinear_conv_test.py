@@ -21,13 +21,18 @@ from onnx import TensorProto, helper, numpy_helper
 CASES = [
     # a multiplier of 1: nn.dsp's fixed-point requantize is exact
     ("conv_fixed", 8, 16, 3, 1, 1, False, 0, 0.5, 1 / 64, 1 / 128, 3, "conv2d_requant<"),
-    # an arbitrary multiplier: ONNX's f32 rounding in integers, qnn.dsp's conv2d_requant_exact
-    ("conv_exact", 8, 16, 3, 2, 1, False, 0, 0.02, 0.0031, 0.37, 0, "conv2d_requant_exact<"),
-    ("conv_exact_zy", 16, 16, 3, 1, 1, False, 0, 0.03, 0.0029, 0.11, 77, "conv2d_requant_exact<"),
+    # an arbitrary multiplier: ONNX's f32 rounding in integers, qnn.dsp's conv2d_requant_exact (32
+    # output channels or more) or conv2d_requant_exact_narrow (fewer)
+    ("conv_exact", 8, 16, 3, 2, 1, False, 0, 0.02, 0.0031, 0.37, 0, "conv2d_requant_exact_narrow<"),
+    ("conv_exact_zy", 16, 16, 3, 1, 1, False, 0, 0.03, 0.0029, 0.11, 77, "conv2d_requant_exact_narrow<"),
+    ("conv_exact_c3", 3, 8, 3, 2, 1, False, 0, 0.02, 0.0041, 0.23, 9, "conv2d_requant_exact_narrow<"),
+    ("conv_exact_wide", 16, 32, 3, 2, 1, False, 0, 0.02, 0.0031, 0.37, 0, "conv2d_requant_exact<"),
+    ("conv_exact_zy_wide", 8, 48, 1, 1, 0, False, 0, 0.03, 0.0029, 0.11, 77, "conv2d_requant_exact<"),
     # a multiplier of 1/4 or more (outside conv2d_requant_exact's range): in f32
     ("conv_f32", 8, 16, 3, 2, 1, False, 0, 0.5, 0.7, 1.1, 0, "conv2d_requant_f32<"),
     # a multiplier of exactly 2^-8 (every other output level is a tie, rounded to even)
-    ("conv_exact_ties", 8, 16, 3, 1, 1, False, 0, 0.5, 0.0625, 64.0, 128, "conv2d_requant_exact<"),
+    ("conv_exact_ties", 8, 16, 3, 1, 1, False, 0, 0.5, 0.0625, 64.0, 128, "conv2d_requant_exact_narrow<"),
+    ("conv_exact_ties_wide", 8, 32, 3, 1, 1, False, 0, 0.5, 0.0625, 64.0, 128, "conv2d_requant_exact<"),
     # a pointwise convolution's accumulators stay small enough for the fixed-point requantize
     ("pointwise_zx", 16, 8, 1, 1, 0, False, 17, 0.05, 0.003, 0.21, 5, "conv2d_requant<"),
     ("depthwise_fixed", 16, 16, 3, 1, 1, True, 0, 0.5, 1 / 64, 1 / 128, 0, "depthwise_conv2d_requant<"),

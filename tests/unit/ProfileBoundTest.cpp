@@ -28,8 +28,10 @@ TEST(ProfileBound, ConvolutionsCountTheirMacs) {
   // The exact requantization's five arguments follow the convolution's.
   std::vector<int64_t> exact = a;
   exact.insert(exact.end(), {765228480, 10, 512, 17, 0});
-  ResourceBound e = resource_bound("conv2d_requant_exact", exact, conv_params(), 128);
-  EXPECT_DOUBLE_EQ(e.packets, macs / 256);
+  for (const char* f : {"conv2d_requant_exact", "conv2d_requant_exact_narrow"}) {
+    ResourceBound e = resource_bound(f, exact, conv_params(), 128);
+    EXPECT_DOUBLE_EQ(e.packets, macs / 256) << f;
+  }
   std::vector<int64_t> dw = {1, 1, 1, 56, 56, 64, 3, 3, 765228480, 10, 512, 17, 0};
   EXPECT_EQ(resource_bound("depthwise_conv2d_requant_exact", dw, conv_params(), 128).counts, "MACs / 64 (16-bit products)");
   // Anything else is bounded by the bytes it moves.
