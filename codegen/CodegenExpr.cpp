@@ -138,6 +138,8 @@ llvm::Value* FunctionCodegen::eval(const Expr& e) {
       if (!c) c = eval(whole ? whole->value : op->cond);
       if (auto* k = llvm::dyn_cast<llvm::Constant>(c); k && c->getType()->isVectorTy())
         if (llvm::Value* v = interleaved_loads(k, op)) return v;
+      if (auto* k = llvm::dyn_cast<llvm::Constant>(c); k && c->getType()->isVectorTy())
+        if (llvm::Value* v = alternating_select(k, op)) return v;
       llvm::Value* t = eval(op->t);
       llvm::Value* f = eval(op->f);
       if (auto* k = llvm::dyn_cast<llvm::Constant>(c); k && c->getType()->isVectorTy() && !interleave_select(k, t, f))
@@ -779,6 +781,95 @@ llvm::Value* FunctionCodegen::interleaved_loads(llvm::Constant* cond, const Sele
     mask.push_back((i / u) % 2 == 0 ? k : n / 2 + k);
   }
   return b_.CreateShuffleVector(halves[0], halves[1], mask);
+}
+
+// The even (parity 0) or odd (parity 1) lanes of `e`, as an expression of half its lanes:
+// through broadcasts, ramps, casts, elementwise operators and selects; an integer vector whose
+// lanes taken are consecutive (lane_offsets: ramp(x * 256 + 1, 2, 128) / 2) becomes the dense
+// ramp, and a load is taken only where its lanes taken are consecutive elements (one dense
+// load). Null for anything else (a load of other lanes, a call, a reduction).
+Expr FunctionCodegen::alternate_lanes(const Expr& e, int parity) const {
+  int n = e.dtype().lanes;
+  if (n == 1) return e;
+  if (n % 2) return Expr();
+  // An integer vector whose lanes taken are consecutive integers: that dense ramp.
+  auto dense = [&]() -> Expr {
+    if (!e.dtype().is_integer() || e.dtype().is_bool()) return Expr();
+    Expr base;
+    std::vector<int64_t> off;
+    if (!lane_offsets(e, n, base, off)) return Expr();
+    for (int i = 0; i < n / 2; ++i)
+      if (off[2 * i + parity] != off[parity] + i) return Expr();
+    DataType t = base.dtype();
+    Expr at = off[parity] ? Binary::make(BinaryOp::Add, base, make_const(t, off[parity])) : base;
+    return Ramp::make(at, make_const(t, 1), n / 2);
+  };
+  switch (e.kind()) {
+    case NodeKind::Broadcast: return Broadcast::make(e.as<Broadcast>()->value, n / 2);
+    case NodeKind::Ramp: {
+      const auto* r = e.as<Ramp>();
+      const IntImm* k = as_int(r->stride);
+      Expr base = parity ? Binary::make(BinaryOp::Add, r->base, r->stride) : r->base;
+      Expr stride = k ? make_const(r->stride.dtype(), 2 * k->value)
+                      : Binary::make(BinaryOp::Mul, r->stride, make_const(r->stride.dtype(), 2));
+      return Ramp::make(base, stride, n / 2);
+    }
+    case NodeKind::Cast: {
+      Expr v = alternate_lanes(e.as<Cast>()->value, parity);
+      return v ? Cast::make(e.dtype().with_lanes(n / 2), v) : Expr();
+    }
+    case NodeKind::Binary: {
+      if (Expr r = dense()) return r;
+      const auto* op = e.as<Binary>();
+      Expr a = alternate_lanes(op->a, parity);
+      Expr b = a ? alternate_lanes(op->b, parity) : Expr();
+      return b ? Binary::make(op->op, a, b) : Expr();
+    }
+    case NodeKind::Unary: {
+      Expr v = alternate_lanes(e.as<Unary>()->value, parity);
+      return v ? Unary::make(e.as<Unary>()->op, v) : Expr();
+    }
+    case NodeKind::Select: {
+      const auto* op = e.as<Select>();
+      Expr c = alternate_lanes(op->cond, parity);
+      Expr t = c ? alternate_lanes(op->t, parity) : Expr();
+      Expr f = t ? alternate_lanes(op->f, parity) : Expr();
+      return f ? Select::make(c, t, f) : Expr();
+    }
+    case NodeKind::Load: {
+      const auto* op = e.as<Load>();
+      if (op->indices.size() != 1) return Expr();
+      Expr idx = alternate_lanes(op->indices[0], parity);
+      const auto* r = idx.as<Ramp>();
+      const IntImm* k = r ? as_int(r->stride) : nullptr;
+      if (!k || k->value != 1) return Expr();
+      return Load::make(op->buffer, {idx});
+    }
+    default: return Expr();
+  }
+}
+
+// select(cond, t, f) with a constant condition that takes t in the even lanes and f in the odd
+// ones (Halide's select(x % 2 == 0, a, b)), t and f not both loads (interleaved_loads): the
+// interleave of t's even lanes and f's odd lanes (alternate_lanes), each computed at half the
+// lanes, one vshuff on HVX instead of both sides at all the lanes and a vmux. Null when a side
+// has no such form, or on a target with vectors when the halves are not whole registers.
+llvm::Value* FunctionCodegen::alternating_select(llvm::Constant* cond, const Select* op) {
+  int n = op->dtype.lanes;
+  if (n < 4 || n % 2 || op->dtype.is_bool()) return nullptr;
+  int64_t width = target_.vector_bytes;
+  if (width && (n / 2 * op->dtype.bytes()) % width) return nullptr;
+  for (int i = 0; i < n; ++i) {
+    llvm::Constant* c = cond->getAggregateElement(static_cast<unsigned>(i));
+    if (!c || llvm::isa<llvm::UndefValue>(c) || c->isNullValue() != (i % 2 == 1)) return nullptr;
+  }
+  Expr even = alternate_lanes(op->t, 0);
+  Expr odd = even ? alternate_lanes(op->f, 1) : Expr();
+  if (!odd) return nullptr;
+  llvm::Value* a = eval(even);
+  llvm::Value* b = eval(odd);
+  if (llvm::Value* v = hooks_->interleave_registers(b_, a, b)) return v;
+  return b_.CreateShuffleVector(a, b, llvm::createInterleaveMask(static_cast<unsigned>(n / 2), 2));
 }
 
 // Whether select(cond, t, f), cond constant, is a two-way interleave of windows of at most two

@@ -205,6 +205,27 @@ class HexagonHooks : public TargetHooks {
     return true;
   }
 
+  llvm::Value* interleave_registers(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) override {
+    auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);  // one register of the 128-byte mode
+    auto* t = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
+    uint64_t bits = words->getPrimitiveSizeInBits();
+    if (!t || t != y->getType() || t->getPrimitiveSizeInBits() % bits || !t->getElementType()->isIntegerTy() ||
+        t->getScalarSizeInBits() % 8)
+      return nullptr;
+    unsigned per = unsigned(bits / t->getScalarSizeInBits());  // lanes of one register
+    int size = int(t->getScalarSizeInBits() / 8);
+    std::vector<llvm::Value*> pairs;
+    auto reg = [&](llvm::Value* v, unsigned at) {
+      return b.CreateBitCast(b.CreateShuffleVector(v, llvm::createSequentialMask(at, per, 0)), words);
+    };
+    for (unsigned at = 0; at < t->getNumElements(); at += per) {
+      llvm::Value* pair = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_vshuffvdd_128B, {},
+                                            {reg(y, at), reg(x, at), b.getInt32(-size)});
+      pairs.push_back(b.CreateBitCast(pair, llvm::FixedVectorType::get(t->getElementType(), 2 * per)));
+    }
+    return pairs.size() == 1 ? pairs[0] : llvm::concatenateVectors(b, pairs);
+  }
+
   llvm::Value* load_window(llvm::IRBuilder<>& b, llvm::FixedVectorType* ty, llvm::Value* lo, llvm::Value* hi) override {
     auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
     uint64_t bytes = words->getPrimitiveSizeInBits() / 8;

@@ -72,6 +72,11 @@ class TargetHooks {
                                 llvm::Value*& lo, llvm::Value*& hi) {
     return false;
   }
+  // x0 y0 x1 y1 ...: the lanes of two vectors of one type, each whole registers, interleaved,
+  // as the target's instruction (HVX: vshuff(Vu, Vv, -size) per register), or null for the
+  // generic shuffle (which LLVM 19's Hexagon backend lowers with vdelta networks once x and y
+  // are one value).
+  virtual llvm::Value* interleave_registers(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) { return nullptr; }
   // select(cond, t, f) with a constant condition, as an instruction LLVM does not look
   // through (HVX: vmux by a constant predicate), so that LLVM does not merge the shuffles of
   // t and f into one two-source shuffle, which LLVM 19's Hexagon backend lowers lane by lane
@@ -149,6 +154,8 @@ class FunctionCodegen {
   llvm::Value* runs_load(const Load* op, llvm::Type* mty);
   bool interleave_select(llvm::Constant* cond, llvm::Value* t, llvm::Value* f);
   llvm::Value* interleaved_loads(llvm::Constant* cond, const Select* op);
+  Expr alternate_lanes(const Expr& e, int parity) const;
+  llvm::Value* alternating_select(llvm::Constant* cond, const Select* op);
   llvm::Constant* constant_lanes(const Expr& cond);
   llvm::Value* transposing_load(const Load* op, llvm::Type* mty);
   llvm::Value* splat_runs_load(const Load* op);

@@ -205,6 +205,7 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
              options.time_passes);
     if (options.target.arch == Arch::hexagon && options.opt_level >= 1) {
       fuse_hvx_pairs(mod, options.target);
+      fuse_hvx_interleaves(mod, options.target);
       split_wide_integer_parts(mod);
     }
     if (options.target.arch == Arch::hexagon) legalize_bool_truncs(mod);

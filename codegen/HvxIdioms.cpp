@@ -20,6 +20,8 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/PatternMatch.h>
+#include <llvm/Transforms/Utils/Local.h>
 #include <llvm/Support/MathExtras.h>
 
 #include <algorithm>
@@ -1832,6 +1834,237 @@ void fuse_hvx_pairs(llvm::Module& module, const Target& target) {
       first.call->eraseFromParent();
       gone.insert(c);
       gone.insert(first.call);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- interleaves, after LLVM
+
+namespace {
+
+// `v` as `x >> k` (logical or arithmetic, by the splat k): x, else null.
+llvm::Value* shifted_from(llvm::Value* v, unsigned k) {
+  using namespace llvm::PatternMatch;
+  llvm::Value* x = nullptr;
+  if (match(v, m_LShr(m_Value(x), m_SpecificInt(k))) || match(v, m_AShr(m_Value(x), m_SpecificInt(k)))) return x;
+  return nullptr;
+}
+
+bool is_poison(llvm::Value* v) { return llvm::isa<llvm::UndefValue>(v); }
+
+// Where lane i of v comes from, through shuffles: a value that is not a shuffle and its lane,
+// or a null value for a lane no one defines.
+using LaneSource = std::pair<llvm::Value*, int>;
+LaneSource lane_source(llvm::Value* v, int i) {
+  while (auto* sh = llvm::dyn_cast<llvm::ShuffleVectorInst>(v)) {
+    int m = sh->getMaskValue(unsigned(i));
+    if (m < 0) return {nullptr, -1};
+    int w = int(lanes_of(sh->getOperand(0)));
+    v = sh->getOperand(m < w ? 0 : 1);
+    i = m < w ? m : m - w;
+  }
+  return {v, i};
+}
+
+// Whether v is computed (through arithmetic) from a vector widened from lanes of at most
+// `half` bits: LLVM's own lowering keeps such a value in register-pair order and narrows it
+// with vshuffe/vshuffo, where a vpacko would first put its lanes in order.
+bool from_widening(llvm::Value* v, unsigned half, int depth = 6) {
+  if (auto* c = llvm::dyn_cast<llvm::CastInst>(v); c && (llvm::isa<llvm::SExtInst>(c) || llvm::isa<llvm::ZExtInst>(c)))
+    return c->getSrcTy()->getScalarSizeInBits() <= half;
+  auto* bo = llvm::dyn_cast<llvm::BinaryOperator>(v);
+  if (!bo || depth == 0) return false;
+  return from_widening(bo->getOperand(0), half, depth - 1) || from_widening(bo->getOperand(1), half, depth - 1);
+}
+
+// The narrowing of 2h wide lanes (h the lanes of one register of them; `lanes` their sources),
+// their low halves or (high) their high halves, as one vshuffe (vshuffo) when the even lanes
+// are one register of some value and the odd lanes one register of some value, in order: the
+// register pair of a widening instruction, interleaved. A pair of shifts right by half the
+// lane (that InstCombine moved above the interleave) is taken as the high halves. Null when
+// the lanes are not so.
+llvm::Value* shuffle_narrow(llvm::IRBuilder<>& b, const std::vector<LaneSource>& lanes, unsigned h, unsigned wide,
+                            bool high) {
+  LaneSource reg[2] = {{nullptr, -1}, {nullptr, -1}};  // even, odd: (value, first lane)
+  for (unsigned i = 0; i < 2 * h; ++i) {
+    auto [v, k] = lanes[i];
+    if (!v) continue;
+    int start = k - int(i / 2);
+    if (start < 0 || start % int(h) || is_poison(v) || start + int(h) > int(lanes_of(v))) return nullptr;
+    LaneSource& r = reg[i % 2];
+    if (r.first && r != LaneSource{v, start}) return nullptr;
+    r = {v, start};
+  }
+  if (!reg[0].first || !reg[1].first) return nullptr;
+  unsigned half = wide / 2;
+  if (!high) {
+    llvm::Value* e = shifted_from(reg[0].first, half);
+    llvm::Value* o = shifted_from(reg[1].first, half);
+    if (e && o) {
+      reg[0].first = e;
+      reg[1].first = o;
+      high = true;
+    }
+  }
+  llvm::Type* rt = llvm::FixedVectorType::get(b.getInt32Ty(), h * wide / 32);
+  auto as_reg = [&](LaneSource r) { return b.CreateBitCast(slice(b, r.first, unsigned(r.second), h), rt); };
+  std::string name = high ? (wide == 16 ? "vshuffob" : "vshufoh") : (wide == 16 ? "vshuffeb" : "vshufeh");
+  return b.CreateCall(intrinsic(*b.GetInsertBlock()->getModule(), name), {as_reg(reg[1]), as_reg(reg[0])});
+}
+
+// trunc(x) or trunc(x >> half) from 16- or 32-bit lanes, whole registers of the result: with
+// x an interleave of register pairs, one vshuffe (vshuffo) of the two registers per register
+// of the result instead of the vshuff and the vpacke (and the shifts); with x >> half of a
+// vector in lane order, one vpacko of x's two registers instead of two shifts and a vpacke.
+bool fuse_narrow(llvm::TruncInst* t, unsigned vector_bits) {
+  auto* to = llvm::dyn_cast<llvm::FixedVectorType>(t->getType());
+  if (!to) return false;
+  unsigned wide = t->getOperand(0)->getType()->getScalarSizeInBits();
+  unsigned half = to->getScalarSizeInBits();
+  if ((wide != 16 && wide != 32) || half * 2 != wide) return false;
+  unsigned h = vector_bits / wide;  // lanes of one register of wide lanes
+  if (to->getNumElements() % (2 * h)) return false;
+  llvm::Value* x = t->getOperand(0);
+  bool high = false;
+  if (llvm::Value* u = shifted_from(x, half)) {
+    x = u;
+    high = true;
+  }
+  llvm::IRBuilder<> b(t);
+  std::vector<llvm::Value*> pieces;
+  for (unsigned at = 0; at < to->getNumElements(); at += 2 * h) {
+    std::vector<LaneSource> lanes;
+    for (unsigned i = 0; i < 2 * h; ++i) lanes.push_back(lane_source(x, int(at + i)));
+    llvm::Value* p = shuffle_narrow(b, lanes, h, wide, high);
+    if (!p) break;
+    pieces.push_back(p);
+  }
+  if (pieces.size() * 2 * h != to->getNumElements()) {
+    for (llvm::Value* p : pieces) llvm::RecursivelyDeleteTriviallyDeadInstructions(p);
+    pieces.clear();
+    if (!high || from_widening(x, half)) return false;
+    llvm::Type* rt = llvm::FixedVectorType::get(b.getInt32Ty(), vector_bits / 32);
+    std::string name = wide == 16 ? "vpackob" : "vpackoh";
+    for (unsigned at = 0; at < to->getNumElements(); at += 2 * h)
+      pieces.push_back(b.CreateCall(intrinsic(*t->getModule(), name), {b.CreateBitCast(slice(b, x, at + h, h), rt),
+                                                                          b.CreateBitCast(slice(b, x, at, h), rt)}));
+  }
+  t->replaceAllUsesWith(b.CreateBitCast(concat(b, pieces), to));
+  return true;
+}
+
+// A vpacke/vpacko call of the table's rows (the two registers of wide lanes, the second
+// first) whose lanes are an interleave of register pairs: vshuffe/vshuffo of the pair.
+bool fuse_pack(llvm::CallInst* c, unsigned vector_bits) {
+  llvm::Function* f = c->getCalledFunction();
+  if (!f || c->arg_size() != 2) return false;
+  static const struct {
+    const char* name;
+    unsigned wide;
+    bool high;
+  } kPacks[] = {{"vpackeb", 16, false}, {"vpackob", 16, true}, {"vpackeh", 32, false}, {"vpackoh", 32, true}};
+  for (const auto& p : kPacks) {
+    if (f->getIntrinsicID() != intrinsic_id(p.name)) continue;
+    unsigned h = vector_bits / p.wide;
+    // Each register as the vector of wide lanes it was cast from.
+    auto wide_of = [&](llvm::Value* v) -> llvm::Value* {
+      if (auto* bc = llvm::dyn_cast<llvm::BitCastInst>(v)) v = bc->getOperand(0);
+      auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+      return vt && vt->getNumElements() == h && vt->getScalarSizeInBits() == p.wide ? v : nullptr;
+    };
+    llvm::Value* lo = wide_of(c->getArgOperand(1));
+    llvm::Value* hi = wide_of(c->getArgOperand(0));
+    if (!lo || !hi) return false;
+    std::vector<LaneSource> lanes;
+    for (unsigned i = 0; i < 2 * h; ++i) lanes.push_back(lane_source(i < h ? lo : hi, int(i % h)));
+    llvm::IRBuilder<> b(c);
+    llvm::Value* r = shuffle_narrow(b, lanes, h, p.wide, p.high);
+    if (!r) return false;
+    c->replaceAllUsesWith(r);
+    return true;
+  }
+  return false;
+}
+
+// An interleave of the register pairs of vzxt/vsxt (bytes or halfwords widened, even lanes then
+// odd lanes): vunpack, which widens in lane order, one instruction where the pair took two.
+bool fuse_unpack(llvm::ShuffleVectorInst* sh) {
+  static const std::pair<const char*, const char*> kUnpack[] = {
+      {"vzb", "vunpackub"}, {"vsb", "vunpackb"}, {"vzh", "vunpackuh"}, {"vsh", "vunpackh"}};
+  // A source: the widening's operand and the unpack that replaces it, or nulls.
+  auto widening = [&](llvm::Value* v) -> std::pair<llvm::Value*, const char*> {
+    if (auto* c = llvm::dyn_cast<llvm::BitCastInst>(v)) v = c->getOperand(0);
+    auto* call = llvm::dyn_cast<llvm::CallInst>(v);
+    llvm::Function* f = call ? call->getCalledFunction() : nullptr;
+    if (!f) return {nullptr, nullptr};
+    for (auto [from, to] : kUnpack) {
+      if (f->getIntrinsicID() != intrinsic_id(from)) continue;
+      unsigned wide = std::string(from)[2] == 'b' ? 16 : 32;
+      if (sh->getType()->getScalarSizeInBits() != wide) return {nullptr, nullptr};
+      return {call->getArgOperand(0), to};
+    }
+    return {nullptr, nullptr};
+  };
+  std::pair<llvm::Value*, const char*> src[2] = {widening(sh->getOperand(0)), {nullptr, nullptr}};
+  if (!src[0].first) return false;
+  if (!is_poison(sh->getOperand(1))) {
+    src[1] = widening(sh->getOperand(1));
+    if (!src[1].first) return false;
+  }
+  unsigned p = lanes_of(sh->getOperand(0));  // the lanes of one pair
+  unsigned n = lanes_of(sh);
+  if (n % p) return false;
+  std::vector<unsigned> which;
+  for (unsigned at = 0; at < n; at += p) {
+    int s = -1;
+    for (unsigned i = 0; i < p; ++i) {
+      int m = sh->getMaskValue(at + i);
+      if (m < 0) continue;
+      int in_pair = int(i % 2 ? p / 2 + i / 2 : i / 2);
+      if (m % int(p) != in_pair || (s >= 0 && s != m / int(p))) return false;
+      s = m / int(p);
+    }
+    if (s < 0) s = 0;
+    if (!src[s].first) return false;
+    which.push_back(unsigned(s));
+  }
+  llvm::IRBuilder<> b(sh);
+  llvm::Module& module = *sh->getModule();
+  std::vector<llvm::Value*> pieces;
+  for (unsigned s : which) {
+    llvm::Value* u = b.CreateCall(intrinsic(module, src[s].second), {src[s].first});
+    pieces.push_back(b.CreateBitCast(u, llvm::FixedVectorType::get(sh->getType()->getScalarType(), p)));
+  }
+  sh->replaceAllUsesWith(concat(b, pieces));
+  return true;
+}
+
+}  // namespace
+
+void fuse_hvx_interleaves(llvm::Module& module, const Target& target) {
+  unsigned vector_bits = unsigned(target.vector_bytes) * 8;
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    std::vector<llvm::Instruction*> done;
+    for (llvm::Instruction& i : llvm::instructions(f)) {
+      if (auto* t = llvm::dyn_cast<llvm::TruncInst>(&i)) {
+        if (fuse_narrow(t, vector_bits)) done.push_back(t);
+      } else if (auto* sh = llvm::dyn_cast<llvm::ShuffleVectorInst>(&i)) {
+        if (fuse_unpack(sh)) done.push_back(sh);
+      } else if (auto* c = llvm::dyn_cast<llvm::CallInst>(&i)) {
+        if (fuse_pack(c, vector_bits)) done.push_back(c);
+      }
+    }
+    for (llvm::Instruction* i : done) i->eraseFromParent();
+    // What the fused instructions no longer read (interleaves, shifts, widenings) is dead.
+    bool changed = !done.empty();
+    while (changed) {
+      changed = false;
+      for (llvm::Instruction& i : llvm::make_early_inc_range(llvm::instructions(f)))
+        if (i.use_empty() && llvm::isInstructionTriviallyDead(&i)) {
+          i.eraseFromParent();
+          changed = true;
+        }
     }
   }
 }

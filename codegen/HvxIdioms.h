@@ -54,4 +54,11 @@ llvm::Value* emit_hvx_idiom(llvm::IRBuilder<>& b, const HvxMatch& m, const std::
 // multiply-adds become one multiply-add of a register pair).
 void fuse_hvx_pairs(llvm::Module& module, const Target& target);
 
+// After LLVM's optimisation pipeline: the interleaves of widening instructions' register pairs
+// (even lanes, odd lanes) that LLVM could not cancel, consumed by the instruction that reads
+// the pair form directly (Halide's EliminateInterleaves and FuseInterleaves): a narrowing
+// trunc of an interleave is vshuffe of the two registers, of its high halves vshuffo, the high
+// halves of a vector in lane order vpacko, and an interleaved vzxt/vsxt is vunpack.
+void fuse_hvx_interleaves(llvm::Module& module, const Target& target);
+
 }  // namespace dspc::codegen
