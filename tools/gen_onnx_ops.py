@@ -145,6 +145,90 @@ def cast(src, dst, r):
             f"{{ B[{', '.join(idx(r))}] = {e} }}")
 
 
+def rne_int(v, dt):
+    """Stages rounding the non-negative float stage value `v` (dtype dt, below 2^31) to the
+    nearest integer, ties to even: T truncates, F is the fraction."""
+    return [f"T[{{decl}}] = i32({v})", f"F[{{decl}}] = {v} - {dt}(T[{{ix}}])",
+            f"R[{{decl}}] = T[{{ix}}] + select(F[{{ix}}] > 0.5{dt} || (F[{{ix}}] == 0.5{dt} && (T[{{ix}}] & 1) == 1), 1, 0)"]
+
+
+def half_cast(src, dst, r):
+    """float16 and bfloat16, held as their bits in u16: cast_f16_f32 and cast_bf16_f32 (exact),
+    cast_f32_f16 and cast_f64_f16 (round to nearest even, subnormals, infinities, NaN), and
+    cast_f32_bf16 (truncation of the float's bits, as ONNX 1.12's reference), in exact float and
+    integer arithmetic (the language has no bit casts)."""
+    a = dims("A", r)
+    ix = ", ".join(idx(r))
+    decl = ", ".join(f"i{k}: A{k}" for k in range(r))
+    x = f"A[{ix}]"
+    st = []
+    sd = {"decl": decl, "ix": ix}
+    if src in ("f16", "bf16"):
+        # value = (e == 0 ? m : m + 2^P) * 2^(max(e, 1) - 1 - BIAS - P + 1) ...: mant * 2^LO * 2^k, k = max(e, 1) - 1.
+        p, ebits = (10, 5) if src == "f16" else (7, 8)
+        emax = (1 << ebits) - 1
+        lo = -24 if src == "f16" else -133
+        wt = "f32" if src == "f16" else "f64"  # bf16's smallest scale, 2^-133, is below f32's normals
+        st.append(f"Hb[{decl}] = i32({x})")
+        st.append(f"He[{decl}] = (Hb[{ix}] >> {p}) & {emax}")
+        st.append(f"Hm[{decl}] = Hb[{ix}] & {(1 << p) - 1}")
+        st.append(f"Hk[{decl}] = max(He[{ix}], 1) - 1")
+        factors = " * ".join(f"select((Hk[{ix}] & {1 << j}) != 0, {float(2.0 ** (1 << j))!r}{wt}, 1.0{wt})"
+                             for j in range(ebits))
+        st.append(f"Hv[{decl}] = {wt}(select(He[{ix}] == 0, Hm[{ix}], Hm[{ix}] + {1 << p})) * {2.0 ** lo!r}{wt} * {factors}")
+        st.append(f"Hf[{decl}] = select(He[{ix}] == {emax}, select(Hm[{ix}] == 0, inf{dst}, nan{dst}), {dst}(Hv[{ix}]))")
+        st.append(f"B[{ix}] = select(Hb[{ix}] >= 32768, -Hf[{ix}], Hf[{ix}])")
+        out_t = dst
+        in_t = "u16"
+    else:
+        # The sign (-0 by 1 / x); |x| in f64 (exact) scaled by 2^K into [2^11, 2^64), so that the
+        # integer part q's leading one gives the exponent: E = 63 - clz(q) - K; then q's top bits
+        # are the significand, rounded to nearest even with the bits below and the fraction
+        # (f16), or truncated (bf16). A float16's normal range needs one K; bfloat16's, which is
+        # f32's, five.
+        half = dst
+        st.append(f"Sg[{decl}] = select({x} < 0.0{src} || ({x} == 0.0{src} && 1.0{src} / {x} < 0.0{src}), 32768, 0)")
+        st.append(f"Ab[{decl}] = f64(abs({x}))" if src != "f64" else f"Ab[{decl}] = abs({x})")
+        ab = f"Ab[{ix}]"
+        if half == "f16":
+            st.append(f"Kx[{decl}] = 25")
+            st.append(f"Tt[{decl}] = {ab} * 33554432.0f64")
+        else:
+            ranges = [(-64, 72), (-8, 16), (48, -40), (104, -96)]  # (K, a >= 2^lo); else K = 160
+            kx, tt = "160", f"{ab} * {2.0 ** 160!r}f64"
+            for k, lo in reversed(ranges):
+                kx = f"select({ab} >= {2.0 ** lo!r}f64, {k}, {kx})"
+                tt = f"select({ab} >= {2.0 ** lo!r}f64, {ab} * {2.0 ** k!r}f64, {tt})"
+            st.append(f"Kx[{decl}] = {kx}")
+            st.append(f"Tt[{decl}] = {tt}")
+        st.append(f"Q[{decl}] = u64(Tt[{ix}])")
+        st.append(f"L[{decl}] = 63 - i64(count_leading_zeros(Q[{ix}]))")
+        st.append(f"Ex[{decl}] = i32(L[{ix}]) - Kx[{ix}]")
+        if half == "f16":
+            st.append(f"Sh[{decl}] = u64(L[{ix}] - 10)")  # >= 1 for every normal float16
+            st.append(f"Sig[{decl}] = Q[{ix}] >> Sh[{ix}]")
+            st.append(f"Rem[{decl}] = Q[{ix}] - (Sig[{ix}] << Sh[{ix}])")
+            st.append(f"Hf[{decl}] = 1u64 << (Sh[{ix}] - 1u64)")
+            st.append(f"Up[{decl}] = select(Rem[{ix}] > Hf[{ix}] || (Rem[{ix}] == Hf[{ix}] && (Tt[{ix}] - f64(Q[{ix}]) > 0.0f64 || "
+                      f"(Sig[{ix}] & 1u64) == 1u64)), 1, 0)")
+            st.append(f"Nb[{decl}] = (Ex[{ix}] + 14) * 1024 + i32(Sig[{ix}]) + Up[{ix}]")
+            st += [t.format(**sd) for t in rne_int(f"{ab} * 16777216.0f64", "f64")]
+            sub, nan, inf_bits = f"R[{ix}]", 0x7E00, 0x7C00
+            big, tiny = f"{ab} >= 65520.0f64", f"{ab} < {2.0 ** -14!r}f64"
+        else:
+            st.append(f"Nb[{decl}] = (Ex[{ix}] + 126) * 128 + i32(Q[{ix}] >> u64(L[{ix}] - 7))")
+            st.append(f"M2[{decl}] = i32({ab} * {2.0 ** 133!r}f64)")
+            sub, nan, inf_bits = f"M2[{ix}]", 0x7FC0, 0x7F80
+            big, tiny = f"{ab} == inff64", f"{ab} < {2.0 ** -126!r}f64"
+        st.append(f"B[{ix}] = u16(Sg[{ix}] + select({x} != {x}, {nan}, select({big}, {inf_bits}, "
+                  f"select({tiny}, {sub}, Nb[{ix}]))))")
+        out_t = "u16"
+        in_t = src
+    body = "\n  ".join(st)
+    return (f"func cast_{src}_{dst}_{r}<{', '.join(a)}>(A: {in_t}[{', '.join(a)}]) -> (B: {out_t}[{', '.join(a)}]) "
+            f"{{\n  {body}\n}}")
+
+
 def section(out, comment, funcs):
     out.append("\n# " + comment)
     out.extend(funcs)
@@ -171,6 +255,12 @@ def move_file():
     section(out, "cast_SRC_DST_R<A...>: the language's casts (float to integer truncates and saturates);\n"
                  "# to bool: x != 0; from bool: 1 or 0.",
             [cast(src, dst, r) for src in ALL for dst in ALL if src != dst for r in RANKS])
+    section(out, "cast_f16_f32_R, cast_bf16_f32_R, cast_f32_f16_R, cast_f64_f16_R, cast_f32_bf16_R<A...>: ONNX's float16\n"
+                 "# and bfloat16, held as their bits in u16 (dspc has no 16-bit float type): to f32 exactly; to f16\n"
+                 "# rounding to nearest even (subnormals, infinities, NaN as 0x7E00); to bf16 truncating the f32's\n"
+                 "# bits, as ONNX 1.12's reference does (NaN as 0x7FC0). The importer casts every other pair through f32.",
+            [half_cast(src, dst, r) for src, dst in (("f16", "f32"), ("bf16", "f32"), ("f32", "f16"), ("f64", "f16"),
+                                                    ("f32", "bf16")) for r in RANKS])
     return "\n".join(out) + "\n"
 
 

@@ -19,57 +19,72 @@ namespace {
 struct OpInfo {
   const char* name;
   int first_opset;  // the first opset whose form the importer reads (1: every version)
+  const char* dtypes;  // the ONNX element types every input and output of the node may have
   const char* note;
 };
 
+// The dtype lists, in dspc's names (f16 and bf16 are ONNX's float16 and bfloat16, held as their
+// u16 bits). A node whose input or output has another element type gets a located error, and
+// tests/onnx/node_tests.py counts a node test as applicable when each of its nodes' operator and
+// element types are in this list.
+#define DSPC_NUM "i8 i16 i32 i64 u8 u16 u32 u64 f32 f64"
+#define DSPC_ALL DSPC_NUM " bool f16 bf16"
 // Opset 17 is the newest libonnx 1.12 knows.
 const OpInfo kOps[] = {
-    {"Add", 1, "broadcasting, every numeric dtype"},
-    {"AveragePool", 1, "1-D and 2-D; pads, strides, ceil_mode, count_include_pad"},
-    {"BatchNormalization", 1, "inference, constant statistics; folded into the Conv before it"},
-    {"Cast", 1, "between every dtype but strings and 16-bit floats"},
-    {"Clip", 1, "min and max as attributes or constant inputs"},
-    {"Concat", 1, "up to 4-D"},
-    {"ConvInteger", 10, "2-D, u8 and i8; per-channel weight zero points"},
-    {"Constant", 1, "value, value_float(s), value_int(s)"},
-    {"Conv", 1, "2-D, f32; groups and depthwise, pads, strides, dilations, auto_pad"},
-    {"DequantizeLinear", 10, "u8, i8 and i32; per-tensor and per-axis, constant scale and zero point"},
-    {"Div", 1, "broadcasting; integers truncate"},
-    {"Dropout", 1, "inference: the identity"},
-    {"Flatten", 1, ""},
-    {"Gather", 1, "constant indices, up to 4-D data"},
-    {"Gemm", 1, "f32; transA, transB, alpha, beta"},
-    {"GlobalAveragePool", 1, ""},
-    {"GlobalMaxPool", 1, ""},
-    {"Identity", 1, ""},
-    {"LeakyRelu", 1, ""},
-    {"LogSoftmax", 1, "f32, up to 4-D"},
-    {"MatMul", 1, "f32 and f64, broadcast batch dimensions, up to 4-D"},
-    {"MatMulInteger", 10, "2-D, u8 and i8; per-row and per-column zero points"},
-    {"Max", 1, "variadic, broadcasting"},
-    {"MaxPool", 1, "1-D and 2-D; pads, strides, dilations, ceil_mode (no Indices output)"},
-    {"Min", 1, "variadic, broadcasting"},
-    {"Mul", 1, "broadcasting"},
-    {"Pad", 1, "modes constant, edge and reflect; constant pads, up to 4-D"},
-    {"QLinearConv", 10, "2-D, u8 and i8; per-channel weight scales; rounding half to even"},
-    {"QLinearMatMul", 10, "2-D, u8 and i8; rounding half to even"},
-    {"QuantizeLinear", 10, "to u8 and i8; per-tensor and per-axis; rounding half to even"},
-    {"ReduceMax", 1, "constant axes"},
-    {"ReduceMean", 1, "constant axes, floats"},
-    {"ReduceSum", 1, "constant axes"},
-    {"Relu", 1, ""},
-    {"Reshape", 1, "constant shape"},
-    {"Shape", 1, "a constant (shapes are static)"},
-    {"Sigmoid", 1, "f32"},
-    {"Slice", 1, "constant starts, ends, axes and steps, up to 4-D"},
-    {"Softmax", 1, "f32, up to 4-D"},
-    {"Squeeze", 1, ""},
-    {"Sub", 1, "broadcasting"},
-    {"Sum", 1, "variadic, broadcasting"},
-    {"Tanh", 1, "f32"},
-    {"Transpose", 1, "up to 4-D"},
-    {"Unsqueeze", 1, ""},
+    {"Add", 1, DSPC_NUM " f16 bf16", "broadcasting, every numeric dtype (f16 and bf16 computed in f32, rounded once)"},
+    {"AveragePool", 1, "f32", "1-D and 2-D; pads, strides, ceil_mode, count_include_pad"},
+    {"BatchNormalization", 1, "f32", "inference, constant statistics; folded into the Conv before it"},
+    {"Cast", 1, DSPC_ALL, "between every dtype but strings; f16 rounds to nearest even (subnormals, inf, NaN), bf16 truncates as ONNX 1.12's reference"},
+    {"Clip", 1, DSPC_NUM, "min and max as attributes or constant inputs"},
+    {"Concat", 1, DSPC_ALL, "up to 4-D"},
+    {"ConvInteger", 10, "u8 i8 i32", "2-D, u8 and i8; per-channel weight zero points"},
+    {"Constant", 1, DSPC_ALL, "value, value_float(s), value_int(s)"},
+    {"Conv", 1, "f32", "2-D, f32; groups and depthwise, pads, strides, dilations, auto_pad"},
+    {"DequantizeLinear", 10, "u8 i8 i32 f32", "u8, i8 and i32; per-tensor and per-axis, constant scale and zero point"},
+    {"Div", 1, DSPC_NUM " f16 bf16", "broadcasting; integers truncate"},
+    {"Dropout", 1, "f32 f64 f16 bf16 bool", "inference: the identity"},
+    {"Flatten", 1, DSPC_ALL, ""},
+    {"Gather", 1, DSPC_ALL, "constant indices, up to 4-D data"},
+    {"Gemm", 1, "f32", "f32; transA, transB, alpha, beta"},
+    {"GlobalAveragePool", 1, "f32 f64", ""},
+    {"GlobalMaxPool", 1, DSPC_NUM, ""},
+    {"Identity", 1, DSPC_ALL, ""},
+    {"LeakyRelu", 1, DSPC_NUM, ""},
+    {"LogSoftmax", 1, "f32", "f32, up to 4-D"},
+    {"MatMul", 1, "f32 f64", "f32 and f64, broadcast batch dimensions, up to 4-D"},
+    {"MatMulInteger", 10, "u8 i8 i32", "2-D, u8 and i8; per-row and per-column zero points"},
+    {"Max", 1, DSPC_NUM " f16 bf16", "variadic, broadcasting"},
+    {"MaxPool", 1, "f32 f64 u8 i8 i64", "1-D and 2-D; pads, strides, dilations, ceil_mode (no Indices output, i64)"},
+    {"Min", 1, DSPC_NUM " f16 bf16", "variadic, broadcasting"},
+    {"Mul", 1, DSPC_NUM " f16 bf16", "broadcasting"},
+    {"Pad", 1, DSPC_NUM " bool", "modes constant, edge and reflect; constant pads, up to 4-D"},
+    {"QLinearConv", 10, "u8 i8 i32 f32", "2-D, u8 and i8; per-channel weight scales; rounding half to even"},
+    {"QLinearMatMul", 10, "u8 i8 f32", "2-D, u8 and i8; rounding half to even"},
+    {"QuantizeLinear", 10, "f32 u8 i8", "to u8 and i8; per-tensor and per-axis; rounding half to even"},
+    {"ReduceMax", 1, DSPC_NUM, "constant axes"},
+    {"ReduceMean", 1, "f32 f64", "constant axes, floats"},
+    {"ReduceSum", 1, DSPC_NUM, "constant axes"},
+    {"Relu", 1, DSPC_NUM, ""},
+    {"Reshape", 1, DSPC_ALL, "constant shape"},
+    {"Shape", 1, DSPC_ALL, "a constant (shapes are static)"},
+    {"Sigmoid", 1, "f32", "f32"},
+    {"Slice", 1, DSPC_ALL, "constant starts, ends, axes and steps, up to 4-D"},
+    {"Softmax", 1, "f32", "f32, up to 4-D"},
+    {"Squeeze", 1, DSPC_ALL, ""},
+    {"Sub", 1, DSPC_NUM " f16 bf16", "broadcasting"},
+    {"Sum", 1, DSPC_NUM " f16 bf16", "variadic, broadcasting"},
+    {"Tanh", 1, "f32", "f32"},
+    {"Transpose", 1, DSPC_ALL, "up to 4-D"},
+    {"Unsqueeze", 1, DSPC_ALL, ""},
 };
+#undef DSPC_NUM
+#undef DSPC_ALL
+
+const OpInfo* op_info(const std::string& op) {
+  for (const OpInfo& info : kOps)
+    if (op == info.name) return &info;
+  return nullptr;
+}
 
 const std::vector<DataType>& numeric() {
   static const std::vector<DataType> t = {DataType::i8(), DataType::i16(), DataType::i32(), DataType::i64(),
@@ -230,6 +245,61 @@ void put_f(DataType t, std::vector<uint8_t>& b, size_t i, double v) {
   } else {
     std::memcpy(b.data() + i * 8, &v, 8);
   }
+}
+
+double half_to_double(Half h, uint16_t bits) {
+  if (h == Half::BF16) {
+    uint32_t b = uint32_t(bits) << 16;
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+  }
+  int e = (bits >> 10) & 31, m = bits & 1023;
+  double v = e == 31 ? (m ? std::nan("") : INFINITY) : e == 0 ? std::ldexp(m, -24) : std::ldexp(m + 1024, e - 25);
+  return bits & 0x8000 ? -v : v;
+}
+
+uint16_t double_to_half(Half h, double v) {
+  if (h == Half::BF16) {  // through f32, whose bits are truncated (ONNX 1.12's reference)
+    float f = static_cast<float>(v);
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return std::isnan(f) ? static_cast<uint16_t>((b >> 16 & 0x8000) | 0x7FC0) : static_cast<uint16_t>(b >> 16);
+  }
+  uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  double a = std::fabs(v);
+  if (std::isnan(v)) return 0x7E00;
+  if (a >= 65520.0) return sign | 0x7C00;
+  if (a < std::ldexp(1.0, -14)) return sign | static_cast<uint16_t>(std::nearbyint(std::ldexp(a, 24)));  // ties to even
+  int e = 0;
+  double m = std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
+  double r = std::nearbyint(std::ldexp(m, 11));  // in [1024, 2048]
+  return sign | static_cast<uint16_t>((e + 13) * 1024 + static_cast<int>(r));
+}
+
+Half Importer::half_of(const std::string& onnx_name) const {
+  auto it = elem_types_.find(onnx_name);
+  return it == elem_types_.end() ? Half::None : half_kind(it->second);
+}
+
+Half Importer::input_half(size_t i) const {
+  return has_input(i) ? half_of(node_->input(static_cast<int>(i))) : Half::None;
+}
+
+void Importer::check_dtypes(const std::string& op) {
+  const OpInfo* info = op_info(op);
+  if (!info) return;
+  std::string list = std::string(" ") + info->dtypes + " ";
+  auto check = [&](const std::string& name, const char* kind, int k) {
+    auto it = elem_types_.find(name);
+    if (name.empty() || it == elem_types_.end()) return;
+    std::string t = elem_type_name(it->second);
+    if (list.find(" " + t + " ") == std::string::npos)
+      fail(std::string(kind) + " " + std::to_string(k) + " ('" + comment_text(name) + "') is " + t + "; " + op +
+           " takes " + info->dtypes);
+  };
+  for (int k = 0; k < node_->input_size(); ++k) check(node_->input(k), "input", k);
+  for (int k = 0; k < node_->output_size(); ++k) check(node_->output(k), "output", k);
 }
 
 std::string Importer::where() const {
@@ -438,6 +508,7 @@ Val Importer::reshape(const Val& v, const std::vector<int64_t>& shape) {
 
 void Importer::convert_node(const onnx::NodeProto& n) {
   const std::string& op = n.op_type();
+  check_dtypes(op);
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Max" || op == "Min" || op == "Sum") {
     std::string f = op == "Sum" ? "add" : op;
     std::transform(f.begin(), f.end(), f.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
@@ -579,8 +650,16 @@ void Importer::elementwise(const std::string& op) {
   if ((op == "add" || op == "sub" || op == "mul" || op == "div") && opset_ < 7 && attr("broadcast") &&
       attr_int("broadcast", 0) && attr("axis"))
     unsupported_attr("the legacy broadcast with an axis (opset < 7)");
-  Val acc = input(0);
-  for (size_t i = 1; i < num_inputs(); ++i) acc = binary(op, acc, input(i));
+  // float16 and bfloat16 compute in f32 and round once: exact for max and min, and correctly
+  // rounded for + - * / (f32's 24 bits are at least twice 11 bits plus 2: the double rounding is
+  // innocuous).
+  Half h = Half::None;
+  for (size_t i = 0; i < num_inputs(); ++i)
+    if (input_half(i) != Half::None) h = input_half(i);
+  auto operand = [&](size_t i) { return h == Half::None ? input(i) : half_to_f32(input(i), h); };
+  Val acc = operand(0);
+  for (size_t i = 1; i < num_inputs(); ++i) acc = binary(op, acc, operand(i));
+  if (h != Half::None) acc = f32_to_half(acc, h);
   acc.conv = -1;
   set_output(0, acc);
 }
@@ -666,16 +745,49 @@ void Importer::clip() {
   set_output(0, out);
 }
 
-void Importer::cast() {
-  Val x = input(0);
-  DataType to = tensor_dtype(static_cast<int32_t>(attr_int("to", 0)), "the target type ('to')");
-  if (x.dt == to) {
-    x.conv = -1;
-    return set_output(0, x);
+// A float16 or bfloat16 value (its u16 bits) as f32, exactly; folded for a constant.
+Val Importer::half_to_f32(const Val& v, Half h) {
+  Val out = v;
+  out.dt = DataType::f32();
+  out.conv = -1;
+  if (v.data) {
+    size_t n = static_cast<size_t>(num_elements(v.shape));
+    out.data = std::make_shared<std::vector<uint8_t>>(n * 4);
+    for (size_t i = 0; i < n; ++i)
+      put_f(out.dt, *out.data, i, half_to_double(h, static_cast<uint16_t>(get_i(DataType::u16(), *v.data, i))));
+    return out;
   }
+  std::vector<int64_t> shape = physical(v);
+  if (shape.size() > 6) fail("tensors of more than 6 dimensions are not supported");
+  out.tensor = call("onnx_move", std::string(h == Half::F16 ? "cast_f16" : "cast_bf16") + "_f32_" + std::to_string(shape.size()),
+                    shape, {v.tensor}, out.dt, shape);
+  return out;
+}
+
+// An f32 (or, for float16, f64) value as float16 or bfloat16 bits; folded for a constant.
+Val Importer::f32_to_half(const Val& v, Half h) {
+  Val out = v;
+  out.dt = DataType::u16();
+  out.conv = -1;
+  if (v.data) {
+    size_t n = static_cast<size_t>(num_elements(v.shape));
+    out.data = std::make_shared<std::vector<uint8_t>>(n * 2);
+    for (size_t i = 0; i < n; ++i) put_i(out.dt, *out.data, i, double_to_half(h, get_f(v.dt, *v.data, i)));
+    return out;
+  }
+  std::vector<int64_t> shape = physical(v);
+  if (shape.size() > 6) fail("tensors of more than 6 dimensions are not supported");
+  out.tensor = call("onnx_move", "cast_" + v.dt.str() + (h == Half::F16 ? "_f16_" : "_bf16_") + std::to_string(shape.size()),
+                    shape, {v.tensor}, out.dt, shape);
+  return out;
+}
+
+Val Importer::plain_cast(const Val& x, DataType to) {
+  if (x.dt == to) return x;
+  Val out = x;
+  out.dt = to;
+  out.conv = -1;
   if (x.data) {
-    Val out = x;
-    out.dt = to;
     size_t n = static_cast<size_t>(num_elements(x.shape));
     out.data = std::make_shared<std::vector<uint8_t>>(n * static_cast<size_t>(to.bytes()));
     for (size_t i = 0; i < n; ++i) {
@@ -683,16 +795,37 @@ void Importer::cast() {
       else if (to.is_float()) put_f(to, *out.data, i, get_f(x.dt, *x.data, i));
       else put_i(to, *out.data, i, get_i(x.dt, *x.data, i));
     }
-    return set_output(0, out);
+    return out;
   }
   std::vector<int64_t> shape = physical(x);
   if (shape.size() > 6) fail("tensors of more than 6 dimensions are not supported");
-  Val out = x;
-  out.dt = to;
-  out.conv = -1;
   out.tensor = call("onnx_move", "cast_" + x.dt.str() + "_" + to.str() + "_" + std::to_string(shape.size()), shape,
                     {x.tensor}, to, shape);
-  set_output(0, out);
+  return out;
+}
+
+// Cast. float16 and bfloat16 (u16 bits) go through f32, which holds every float16 and bfloat16
+// exactly: f32 and f64 round to float16 directly (once), anything else is first an f32 (exact for
+// every value that does not overflow float16 anyway); bfloat16 truncates the f32.
+void Importer::cast() {
+  Val x = input(0);
+  int32_t to_type = static_cast<int32_t>(attr_int("to", 0));
+  DataType to = tensor_dtype(to_type, "the target type ('to')");
+  Half from_h = input_half(0), to_h = half_kind(to_type);
+  if (x.dt == to && from_h == to_h) {
+    x.conv = -1;
+    return set_output(0, x);
+  }
+  if (from_h == Half::None && to_h == Half::None) return set_output(0, plain_cast(x, to));
+  Val cur = x;
+  if (from_h != Half::None) {
+    cur = half_to_f32(cur, from_h);
+    cur = to_h == Half::None ? plain_cast(cur, to) : f32_to_half(cur, to_h);
+  } else {
+    if (!(to_h == Half::F16 && x.dt == DataType::f64())) cur = plain_cast(cur, DataType::f32());
+    cur = f32_to_half(cur, to_h);
+  }
+  set_output(0, cur);
 }
 
 std::vector<int64_t> conv_pads(const std::string& auto_pad, const std::vector<int64_t>& pads, int64_t h, int64_t w,
@@ -1490,7 +1623,7 @@ void Importer::constant() {
 std::string onnx_supported_ops() {
   std::string s;
   for (const onnx_import::OpInfo& op : onnx_import::kOps) {
-      std::string line = std::string(op.name) + " (opsets " + std::to_string(op.first_opset) + "-17)";
+    std::string line = std::string(op.name) + " (opsets " + std::to_string(op.first_opset) + "-17) [" + op.dtypes + "]";
     if (*op.note) line += ": " + std::string(op.note);
     s += line + "\n";
   }
