@@ -42,7 +42,7 @@ const OpInfo kOps[] = {
     {"Conv", 1, "f32", "2-D, f32; groups and depthwise, pads, strides, dilations, auto_pad"},
     {"DequantizeLinear", 10, "u8 i8 i32 f32", "u8, i8 and i32; per-tensor and per-axis, constant scale and zero point"},
     {"Div", 1, DSPC_NUM " f16 bf16", "broadcasting; integers truncate"},
-    {"Dropout", 1, "f32 f64 f16 bf16 bool", "inference: the identity"},
+    {"Dropout", 1, "f32 f64 f16 bf16 bool", "the identity in inference and in training mode with ratio 0 (mask all true); a random mask is not supported"},
     {"Flatten", 1, DSPC_ALL, ""},
     {"Gather", 1, DSPC_ALL, "constant indices, up to 4-D data"},
     {"Gemm", 1, "f32", "f32; transA, transB, alpha, beta"},
@@ -673,8 +673,27 @@ void Importer::unary(const std::string& op) {
         Val& t = const_input(2, "training_mode");
         training = num_elements(t.shape) == 1 && get_i(t.dt, *t.data, 0) != 0;
       }
-      if (training) unsupported_attr("Dropout in training mode (random)");
-      // In inference the mask is all true.
+      if (training) {
+        // Training mode drops each element with probability `ratio` (0.5 by default): with
+        // ratio 0 it is the identity; otherwise the mask is random, and ONNX leaves the generator
+        // open (its test data are numpy's draws), so no result could be checked.
+        double ratio = opset_ < 12 ? attr_float("ratio", 0.5f) : 0.5;
+        if (opset_ >= 12 && has_input(1)) {
+          Val& r = const_input(1, "ratio");
+          if (num_elements(r.shape) != 1 || (!r.dt.is_float() && input_half(1) == Half::None))
+            fail("ratio must be a float scalar");
+          ratio = input_half(1) != Half::None ? half_to_double(input_half(1), static_cast<uint16_t>(get_i(r.dt, *r.data, 0)))
+                                              : get_f(r.dt, *r.data, 0);
+        }
+        if (ratio != 0) {
+          char text[32];
+          std::snprintf(text, sizeof text, "%g", ratio);
+          fail(std::string("Dropout in training mode with ratio ") + text +
+               " draws a random mask, which is not supported (ONNX leaves the generator open); with ratio 0 it is "
+               "the identity");
+        }
+      }
+      // In inference, and in training with ratio 0, the mask is all true.
       Val mask;
       mask.dt = DataType::boolean();
       mask.shape = x.shape;

@@ -64,6 +64,10 @@ def cases():
               [helper.make_tensor_value_info("x", TensorProto.STRING, [4])],
               [helper.make_tensor_value_info("y", TensorProto.STRING, [4])])
     yield "string-input", m, [], "graph input 'x' has element type STRING, which dspc does not support (dspc's tensors hold numbers"
+    m = model([helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="d")], [f32("x", [4])], [f32("y", [4])],
+              [helper.make_tensor("r", TensorProto.FLOAT, [], [0.25]), helper.make_tensor("t", TensorProto.BOOL, [], [True])])
+    yield "dropout-random", m, [], ("node 0 'd' (Dropout, opset 13): Dropout in training mode with ratio 0.25 draws a "
+                                    "random mask, which is not supported")
     m = model([helper.make_node("Conv", ["x", "w"], ["y"], name="c1d")], [f32("x", [1, 1, 8]), f32("w", [1, 1, 3])],
               [f32("y", [1, 1, 6])])
     yield "conv1d", m, [], "node 0 'c1d' (Conv, opset 13): only 2-D convolutions (4-D inputs) are supported"
