@@ -445,6 +445,47 @@ func conv2d_f32<G, SH, SW, PT, PL, PB, PR, DH, DW, N, H, W, C, KH, KW, CG, K>(I:
   O[n, y, x, c] = max(select(y * SH + r * DH >= PT && y * SH + r * DH < H + PT && x * SW + t * DW >= PL && x * SW + t * DW < W + PL, I[n, clamp(y * SH + r * DH - PT, 0, H - 1), clamp(x * SW + t * DW - PL, 0, W - 1), c], {lit(dt, float('-inf')) if dt in FLOAT else ('0u8' if dt == 'u8' else '-128i8')}), r: KH, t: KW)
 }}""")
     out.append("""
+# maxpool_index_DT: MaxPool's Indices output, the position of each window's maximum in I flattened
+# in ONNX's NCHW order, row-major (SO = 0) or column-major over H and W (SO = 1, storage_order): of
+# the window's elements inside I equal to the maximum, the first in row-major window order.""")
+    for dt in ["f32", "f64", "u8", "i8"]:
+        low = lit(dt, float('-inf')) if dt in FLOAT else ('0u8' if dt == 'u8' else '-128i8')
+        oh, ow = "(H + PT + PB - DH * (KH - 1) - 1) / SH + 1", "(W + PL + PR - DW * (KW - 1) - 1) / SW + 1"
+        inside = "y * SH + r * DH >= PT && y * SH + r * DH < H + PT && x * SW + t * DW >= PL && x * SW + t * DW < W + PL"
+        elem = "I[n, clamp(y * SH + r * DH - PT, 0, H - 1), clamp(x * SW + t * DW - PL, 0, W - 1), c]"
+        d4 = f"n: N, y: {oh}, x: {ow}, c: C"
+        out.append(f"""func maxpool_index_{dt}<KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, SO, N, H, W, C>(I: {dt}[N, H, W, C]) -> (Ix: i64[N, {oh}, {ow}, C]) {{
+  M[{d4}] = max(select({inside}, {elem}, {low}), r: KH, t: KW)
+  P[{d4}] = min(select({inside} && {elem} == M[n, y, x, c], r * KW + t, KH * KW), r: KH, t: KW)
+  Hh[{d4}] = i64(y * SH + P[n, y, x, c] / KW * DH - PT)
+  Ww[{d4}] = i64(x * SW + P[n, y, x, c] % KW * DW - PL)
+  Ix[n, y, x, c] = (i64(n) * i64(C) + i64(c)) * i64(H) * i64(W) + select(SO == 0, Hh[n, y, x, c] * i64(W) + Ww[n, y, x, c], Ww[n, y, x, c] * i64(H) + Hh[n, y, x, c])
+}}""")
+    out.append("""
+# maxpool3d_DT and avgpool3d_f32: 3-D pooling of I in ONNX's own layout [N, C, D, H, W], as the
+# 2-D funcs (PK, PB, PR: the end pads, MaxPool's with ceil_mode's extra padding; XK, XB, XR:
+# AveragePool's ceil_mode padding, which never counts).""")
+    o3 = ["(D + PF + PK - DD * (KD - 1) - 1) / SD + 1", "(H + PT + PB - DH * (KH - 1) - 1) / SH + 1",
+          "(W + PL + PR - DW * (KW - 1) - 1) / SW + 1"]
+    inside3 = ("z * SD + q * DD >= PF && z * SD + q * DD < D + PF && y * SH + r * DH >= PT && y * SH + r * DH < H + PT && "
+               "x * SW + t * DW >= PL && x * SW + t * DW < W + PL")
+    elem3 = ("I[n, c, clamp(z * SD + q * DD - PF, 0, D - 1), clamp(y * SH + r * DH - PT, 0, H - 1), "
+             "clamp(x * SW + t * DW - PL, 0, W - 1)]")
+    for dt in ["f32", "f64", "u8", "i8"]:
+        low = lit(dt, float('-inf')) if dt in FLOAT else ('0u8' if dt == 'u8' else '-128i8')
+        out.append(f"""func maxpool3d_{dt}<KD, KH, KW, SD, SH, SW, PF, PT, PL, PK, PB, PR, DD, DH, DW, N, C, D, H, W>(I: {dt}[N, C, D, H, W]) -> (O: {dt}[N, C, {o3[0]}, {o3[1]}, {o3[2]}]) {{
+  O[n, c, z, y, x] = max(select({inside3}, {elem3}, {low}), q: KD, r: KH, t: KW)
+}}""")
+    a3 = ["(D + PF + PK + XK - KD) / SD + 1", "(H + PT + PB + XB - KH) / SH + 1", "(W + PL + PR + XR - KW) / SW + 1"]
+    ins_a = inside3.replace(" * DD", "").replace(" * DH", "").replace(" * DW", "")
+    el_a = elem3.replace(" * DD", "").replace(" * DH", "").replace(" * DW", "")
+    cnt = ("z * SD + q >= PF * (1 - CIP) && z * SD + q < D + PF + CIP * PK && y * SH + r >= PT * (1 - CIP) && "
+           "y * SH + r < H + PT + CIP * PB && x * SW + t >= PL * (1 - CIP) && x * SW + t < W + PL + CIP * PR")
+    out.append(f"""func avgpool3d_f32<KD, KH, KW, SD, SH, SW, PF, PT, PL, PK, PB, PR, XK, XB, XR, CIP, N, C, D, H, W>(I: f32[N, C, D, H, W]) -> (O: f32[N, C, {a3[0]}, {a3[1]}, {a3[2]}]) {{
+  Cn[z: {a3[0]}, y: {a3[1]}, x: {a3[2]}] = sum(select({cnt}, 1.0f32, 0.0f32), q: KD, r: KH, t: KW)
+  O[n, c, z, y, x] = sum(select({ins_a}, {el_a}, 0.0f32), q: KD, r: KH, t: KW) / Cn[z, y, x]
+}}""")
+    out.append("""
 # avgpool_f32: the mean of each window's elements inside I, or with CIP = 1 (count_include_pad)
 # the window's sum over its part inside the padded image (explicit pads PT, PL, PB, PR; XB and XR,
 # ceil_mode's extra padding, never count).

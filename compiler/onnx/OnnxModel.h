@@ -170,6 +170,7 @@ class Importer {
   void batch_norm();
   void pool(bool max, bool quantized = false);
   void pool_1d(bool max);
+  void pool_3d(bool max);
   struct Pool1d {
     std::vector<int64_t> k, s, d, p;
   };

@@ -32,7 +32,7 @@ struct OpInfo {
 // Opset 17 is the newest libonnx 1.12 knows.
 const OpInfo kOps[] = {
     {"Add", 1, DSPC_NUM " f16 bf16", "broadcasting, every numeric dtype (f16 and bf16 computed in f32, rounded once)"},
-    {"AveragePool", 1, "f32", "1-D and 2-D; pads, strides, ceil_mode, count_include_pad"},
+    {"AveragePool", 1, "f32", "1-D, 2-D and 3-D; pads, strides, ceil_mode, count_include_pad"},
     {"BatchNormalization", 1, "f32", "inference, constant statistics; folded into the Conv before it"},
     {"Cast", 1, DSPC_ALL, "between every dtype but strings; f16 rounds to nearest even (subnormals, inf, NaN), bf16 truncates as ONNX 1.12's reference"},
     {"Clip", 1, DSPC_NUM, "min and max as attributes or constant inputs"},
@@ -54,7 +54,7 @@ const OpInfo kOps[] = {
     {"MatMul", 1, "f32 f64", "f32 and f64, broadcast batch dimensions, up to 4-D"},
     {"MatMulInteger", 10, "u8 i8 i32", "2-D, u8 and i8; per-row and per-column zero points"},
     {"Max", 1, DSPC_NUM " f16 bf16", "variadic, broadcasting"},
-    {"MaxPool", 1, "f32 f64 u8 i8 i64", "1-D and 2-D; pads, strides, dilations, ceil_mode (no Indices output, i64)"},
+    {"MaxPool", 1, "f32 f64 u8 i8 i64", "1-D, 2-D and 3-D; pads, strides, dilations, ceil_mode; the Indices output (i64; storage_order) of 1-D and 2-D pools"},
     {"Min", 1, DSPC_NUM " f16 bf16", "variadic, broadcasting"},
     {"Mul", 1, DSPC_NUM " f16 bf16", "broadcasting"},
     {"Pad", 1, DSPC_NUM " bool", "modes constant, edge and reflect; constant pads, up to 4-D"},
@@ -1006,12 +1006,14 @@ void Importer::pool(bool max, bool quantized) {
   Val x = input(0);
   auto failf = [this](const std::string& m) { fail(m); };
   if (x.shape.size() == 3 && !quantized) return pool_1d(max);
-  if (x.shape.size() != 4) fail("only 1-D and 2-D pooling (3-D and 4-D inputs) is supported, got " + shape_text(x.shape));
+  if (x.shape.size() == 5 && !quantized) return pool_3d(max);
+  if (x.shape.size() != 4) fail("only 1-D, 2-D and 3-D pooling (3-D to 5-D inputs) is supported, got " + shape_text(x.shape));
   if (max || quantized) need_dtype(x, {DataType::f32(), DataType::f64(), DataType::u8(), DataType::i8()}, "the input");
   else need_dtype(x, {DataType::f32()}, "the input");
   if (quantized) need_dtype(x, {DataType::u8(), DataType::i8()}, "the input");
-  if (node_->output_size() > 1 && !node_->output(1).empty()) unsupported_attr("MaxPool's Indices output");
-  if (attr_int("storage_order", 0) != 0) unsupported_attr("storage_order = 1");
+  bool indices = max && node_->output_size() > 1 && !node_->output(1).empty();
+  int64_t storage_order = max ? attr_int("storage_order", 0) : 0;
+  if (storage_order != 0 && storage_order != 1) fail("storage_order must be 0 or 1");
   std::vector<int64_t> k = pool1d_ ? pool1d_->k : attr_ints("kernel_shape");
   if (k.size() != 2 || k[0] < 1 || k[1] < 1) fail("kernel_shape must be 2 positive values");
   std::vector<int64_t> s = pool1d_ ? pool1d_->s : attr_ints("strides", {1, 1});
@@ -1056,6 +1058,17 @@ void Importer::pool(bool max, bool quantized) {
     out.tensor = call("onnx_nn", "maxpool_" + x.dt.str(),
                       {k[0], k[1], s[0], s[1], p[0], p[1], p[2] + extra[0], p[3] + extra[1], d[0], d[1], n, h, w, c},
                       {x.tensor}, x.dt, physical(out));
+    if (indices) {
+      // Indices: each maximum's position in the input flattened in ONNX's NCHW order (the
+      // [N, C, 1, L] view of a 1-D pool flattens as [N, C, L]).
+      Val ix = out;
+      ix.dt = DataType::i64();
+      ix.tensor = call("onnx_nn", "maxpool_index_" + x.dt.str(),
+                       {k[0], k[1], s[0], s[1], p[0], p[1], p[2] + extra[0], p[3] + extra[1], d[0], d[1], storage_order, n,
+                        h, w, c},
+                       {x.tensor}, ix.dt, physical(ix));
+      set_output(1, ix);
+    }
   } else {
     int64_t cip = attr_int("count_include_pad", 0) != 0;
     std::vector<std::string> args = {x.tensor};
@@ -1093,10 +1106,11 @@ void Importer::pool_1d(bool max) {
   Val original = values_[name];
   values_[name] = x4;
   pool1d_ = &saved;
-  std::string out_name = node_->output(0);
-  auto inferred = inferred_.find(out_name);
-  std::optional<std::pair<DataType, std::vector<int64_t>>> keep;
-  if (inferred != inferred_.end()) keep = inferred->second, inferred_.erase(inferred);
+  std::map<std::string, std::pair<DataType, std::vector<int64_t>>> keep;  // the outputs' 1-D types
+  for (const std::string& out_name : node_->output()) {
+    auto inferred = inferred_.find(out_name);
+    if (inferred != inferred_.end()) keep.insert(*inferred), inferred_.erase(inferred);
+  }
   try {
     pool(max);
   } catch (...) {
@@ -1106,9 +1120,72 @@ void Importer::pool_1d(bool max) {
   }
   pool1d_ = nullptr;
   values_[name] = original;
-  if (keep) inferred_[out_name] = *keep;
-  Val y = values_[out_name];
-  set_output(0, reshape(y, {y.shape[0], y.shape[1], y.shape[3]}));
+  for (const auto& kv : keep) inferred_.insert(kv);
+  for (int i = 0; i < node_->output_size() && i < 2; ++i) {
+    if (node_->output(i).empty()) continue;
+    Val y = values_[node_->output(i)];
+    set_output(static_cast<size_t>(i), reshape(y, {y.shape[0], y.shape[1], y.shape[3]}));
+  }
+}
+
+// 3-D pooling of [N, C, D, H, W] in that layout (onnx_nn.dsp's maxpool3d and avgpool3d).
+void Importer::pool_3d(bool max) {
+  Val x = input(0);
+  if (max) need_dtype(x, {DataType::f32(), DataType::f64(), DataType::u8(), DataType::i8()}, "the input");
+  else need_dtype(x, {DataType::f32()}, "the input");
+  if (max && node_->output_size() > 1 && !node_->output(1).empty()) unsupported_attr("MaxPool's Indices output of a 3-D pool");
+  std::vector<int64_t> k = attr_ints("kernel_shape"), s = attr_ints("strides", {1, 1, 1}), d = attr_ints("dilations", {1, 1, 1});
+  if (k.size() != 3 || s.size() != 3 || d.size() != 3) fail("kernel_shape, strides and dilations must have 3 values");
+  for (int a = 0; a < 3; ++a)
+    if (k[a] < 1 || s[a] < 1 || d[a] < 1) fail("kernel_shape, strides and dilations must be positive");
+  if (!max && (d[0] != 1 || d[1] != 1 || d[2] != 1)) unsupported_attr("dilations in AveragePool");
+  for (const auto* list : {&k, &s, &d})
+    for (int64_t v : *list) small(v, "a window, stride or dilation value");
+  std::vector<int64_t> in = {x.shape[2], x.shape[3], x.shape[4]};
+  std::vector<int64_t> p = attr_ints("pads", {0, 0, 0, 0, 0, 0});
+  for (int64_t v : p) small(v, "a pad");
+  std::string auto_pad = attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "VALID") {
+    p.assign(6, 0);
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (int a = 0; a < 3; ++a) {
+      int64_t o = (in[a] + s[a] - 1) / s[a];
+      int64_t total = std::max<int64_t>(0, (o - 1) * s[a] + (k[a] - 1) * d[a] + 1 - in[a]);
+      int64_t lo = total / 2, hi = total - lo;
+      p[a] = auto_pad == "SAME_UPPER" ? lo : hi;
+      p[a + 3] = auto_pad == "SAME_UPPER" ? hi : lo;
+    }
+  } else if (auto_pad != "NOTSET") {
+    fail("auto_pad '" + comment_text(auto_pad) + "' is not supported");
+  }
+  if (p.size() != 6) fail("pads must have 6 values for a 3-D operator");
+  for (int64_t v : p)
+    if (v < 0) fail("negative pads are not supported");
+  bool ceil_mode = attr_int("ceil_mode", 0) != 0;
+  std::vector<int64_t> o(3), extra(3);
+  for (int a = 0; a < 3; ++a) {
+    int64_t span = in[a] + p[a] + p[a + 3] - ((k[a] - 1) * d[a] + 1);
+    if (span < 0) fail("the window is larger than the padded input");
+    o[a] = (ceil_mode ? (span + s[a] - 1) / s[a] : span / s[a]) + 1;
+    if (ceil_mode && (o[a] - 1) * s[a] >= in[a] + p[a]) --o[a];
+    extra[a] = std::max<int64_t>(0, (o[a] - 1) * s[a] + (k[a] - 1) * d[a] + 1 - (in[a] + p[a] + p[a + 3]));
+  }
+  Val out;
+  out.dt = x.dt;
+  out.shape = {x.shape[0], x.shape[1], o[0], o[1], o[2]};
+  std::vector<int64_t> tail = {x.shape[0], x.shape[1], in[0], in[1], in[2]};
+  if (max) {
+    std::vector<int64_t> targs = {k[0], k[1], k[2], s[0], s[1], s[2], p[0], p[1], p[2], p[3] + extra[0], p[4] + extra[1],
+                                  p[5] + extra[2], d[0], d[1], d[2]};
+    targs.insert(targs.end(), tail.begin(), tail.end());
+    out.tensor = call("onnx_nn", "maxpool3d_" + x.dt.str(), targs, {tensor_of(x)}, x.dt, out.shape);
+  } else {
+    std::vector<int64_t> targs = {k[0], k[1], k[2], s[0], s[1], s[2], p[0], p[1], p[2], p[3], p[4], p[5],
+                                  extra[0], extra[1], extra[2], attr_int("count_include_pad", 0) != 0};
+    targs.insert(targs.end(), tail.begin(), tail.end());
+    out.tensor = call("onnx_nn", "avgpool3d_f32", targs, {tensor_of(x)}, x.dt, out.shape);
+  }
+  set_output(0, out);
 }
 
 void Importer::global_pool(bool max) {

@@ -46,9 +46,11 @@ def cases():
     m = model([helper.make_node("Pad", ["x", "p"], ["y"], name="pad1", mode="wrap")], [f32("x", [1, 4])],
               [f32("y", [1, 6])], [helper.make_tensor("p", TensorProto.INT64, [4], [0, 1, 0, 1])])
     yield "unsupported-attr", m, [], "node 0 'pad1' (Pad, opset 13): mode 'wrap' is not supported"
-    m = model([helper.make_node("MaxPool", ["x"], ["y", "i"], name="mp", kernel_shape=[2, 2])], [f32("x", [1, 1, 4, 4])],
-              [f32("y", [1, 1, 3, 3]), helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 3, 3])])
-    yield "unsupported-output", m, [], "node 0 'mp' (MaxPool, opset 13): MaxPool's Indices output is not supported"
+    # MaxPool's Indices output is supported for 1-D and 2-D pools, not 3-D ones.
+    m = model([helper.make_node("MaxPool", ["x"], ["y", "i"], name="mp", kernel_shape=[2, 2, 2])],
+              [f32("x", [1, 1, 4, 4, 4])],
+              [f32("y", [1, 1, 3, 3, 3]), helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 3, 3, 3])])
+    yield "unsupported-output", m, [], "node 0 'mp' (MaxPool, opset 13): MaxPool's Indices output of a 3-D pool is not supported"
     m = model([helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")],
               [f32("x", [2, 2]), helper.make_tensor_value_info("s", TensorProto.INT64, [1])], [f32("y", [4])])
     yield "dynamic-shape-input", m, [], "node 0 'rs' (Reshape, opset 13): input 1 (shape, 's') must be a constant"
