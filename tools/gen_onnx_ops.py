@@ -589,6 +589,30 @@ def quant_file():
                 body = "\n  ".join(st)
                 out.append(f"func qlinear_matmul_{ta}_{tb}_{ty}<M, K, N>(A: {ta}[M, K], B: {tb}[K, N], ZA: i32[M], ZB: i32[N], "
                            f"Q: f32[N], ZY: i32[1]) -> (Y: {ty}[M, N]) {{\n  {body}\n}}")
+    out.append("\n# matmul_integer_TA_TB_R and qlinear_matmul_TA_TB_TY_R<A..., B..., M, K, N>: the same over the last two\n"
+               "# dimensions of rank-R operands, batch dimensions broadcast (extent 1 or the result's).")
+    for r in (3, 4):
+        nb = r - 2
+        ad, bd = dims("A", nb), dims("B", nb)
+        od = [f"max(A{k}, B{k})" for k in range(nb)]
+        ai = ", ".join([f"min(i{k}, A{k} - 1)" for k in range(nb)] + ["m", "k"])
+        bi = ", ".join([f"min(i{k}, B{k} - 1)" for k in range(nb)] + ["k", "n"])
+        oi = ", ".join(idx(nb) + ["m", "n"])
+        decl = ", ".join([f"i{k}: max(A{k}, B{k})" for k in range(nb)] + ["m: M", "n: N"])
+        params = ", ".join(ad + bd + ["M", "K", "N"])
+        for ta in QTYPES:
+            for tb in QTYPES:
+                acc = f"sum((i32(A[{ai}]) - ZA[m]) * (i32(B[{bi}]) - ZB[n]), k: K)"
+                sig = (f"A: {ta}[{', '.join(ad + ['M', 'K'])}], B: {tb}[{', '.join(bd + ['K', 'N'])}], ZA: i32[M], ZB: i32[N]")
+                out.append(f"func matmul_integer_{ta}_{tb}_{r}<{params}>({sig}) -> (C: i32[{', '.join(od + ['M', 'N'])}]) "
+                           f"{{ C[{oi}] = {acc} }}")
+                for ty, (lo, hi) in QTYPES.items():
+                    st = [f"Acc[{decl}] = {acc}", f"V[{decl}] = f32(Acc[{oi}]) * Q[n]"]
+                    st += [x.format(decl=decl, ix=oi) for x in rne(f"V[{oi}]")]
+                    st.append(f"Y[{oi}] = {ty}(clamp(R[{oi}] + ZY[0], {lo}, {hi}))")
+                    body = "\n  ".join(st)
+                    out.append(f"func qlinear_matmul_{ta}_{tb}_{ty}_{r}<{params}>({sig}, Q: f32[N], ZY: i32[1]) -> "
+                               f"(Y: {ty}[{', '.join(od + ['M', 'N'])}]) {{\n  {body}\n}}")
     out.append("\n# conv2d_integer_TX_TW: conv2d_f32's window over (I - ZX[0]) (F - ZW[k]) in i32 (0 outside I: the\n"
                "# padding holds the zero point); qlinear_conv2d_TX_TW_TY adds the bias B and the requantization.")
     conv_o = ("(H + PT + PB - DH * (KH - 1) - 1) / SH + 1", "(W + PL + PR - DW * (KW - 1) - 1) / SW + 1")
