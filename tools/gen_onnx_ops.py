@@ -428,6 +428,52 @@ def math_file():
 
 # ------------------------------------------------------------------ onnx_nn.dsp
 
+def pow2_stages(name, e, decl, ix, bits):
+    """A stage `name` = 2^e in f64 for the i32 stage value e, |e| < 2^bits, from e's bits."""
+    st = [f"{name}a[{decl}] = abs({e})"]
+    factors = " * ".join(f"select(({name}a[{ix}] & {1 << j}) != 0, {float(2.0 ** (1 << j))!r}f64, 1.0f64)" for j in range(bits))
+    st.append(f"{name}p[{decl}] = {factors}")
+    st.append(f"{name}[{decl}] = select({e} >= 0, {name}p[{ix}], 1.0f64 / {name}p[{ix}])")
+    return st
+
+
+def batchnorm_train():
+    """BatchNormalization in training mode on X viewed as [N, C, S]: the batch mean and
+    (population) variance per channel in f64, Y normalized with them, and the running statistics
+    P[2] * momentum + batch * (1 - momentum). The language has no sqrt: 1 / sqrt(var + eps) comes
+    from the exponent of var + eps (count_leading_zeros of its integer part after a scaling by
+    2^K), an even power of two taken out exactly, and Newton's iteration for sqrt on the rest, in
+    [1, 4), from above (five steps: below 1e-17)."""
+    st = ["Mn[c: C] = sum(f64(X[n, c, s]), n: N, s: S) / f64(N * S)",
+          "Vr[c: C] = sum((f64(X[n, c, s]) - Mn[c]) * (f64(X[n, c, s]) - Mn[c]), n: N, s: S) / f64(N * S)",
+          "V[c: C] = Vr[c] + f64(E[0])"]
+    # (K, V >= 2^lo): V 2^K in [1, 2^63) for V in [2^-315, 2^189) (the variances of f32 values and
+    # more); else K = 315.
+    ranges = [(-126, 126), (-63, 63), (0, 0), (63, -63), (126, -126), (189, -189), (252, -252)]
+    kx, tt = "315", f"V[c] * {2.0 ** 315!r}f64"
+    for k, lo in reversed(ranges):
+        kx = f"select(V[c] >= {2.0 ** lo!r}f64, {k}, {kx})"
+        tt = f"select(V[c] >= {2.0 ** lo!r}f64, V[c] * {2.0 ** k!r}f64, {tt})"
+    st += [f"Kx[c: C] = {kx}", f"Tt[c: C] = {tt}",
+           "Ev[c: C] = i32(63 - i64(count_leading_zeros(u64(Tt[c])))) - Kx[c]",
+           "Eh[c: C] = (Ev[c] - (Ev[c] & 1)) / 2"]
+    st += pow2_stages("Sm", "-2 * Eh[c]", "c: C", "c", 10)
+    st.append("G0[c: C] = (V[c] * Sm[c] + 1.0f64) * 0.5f64")
+    for k in range(1, 6):
+        st.append(f"G{k}[c: C] = (G{k - 1}[c] + V[c] * Sm[c] / G{k - 1}[c]) * 0.5f64")
+    st += pow2_stages("Sh", "0 - Eh[c]", "c: C", "c", 9)
+    st.append("Inv[c: C] = Sh[c] / G5[c]")
+    st.append("Y[n, c, s] = f32((f64(X[n, c, s]) - Mn[c]) * Inv[c] * f64(P[0, c]) + f64(P[1, c]))")
+    st.append("RM[c] = f32(f64(P[2, c]) * f64(E[1]) + Mn[c] * (1.0f64 - f64(E[1])))")
+    st.append("RV[c] = f32(f64(P[3, c]) * f64(E[1]) + Vr[c] * (1.0f64 - f64(E[1])))")
+    body = "\n  ".join(st)
+    return ("\n# batchnorm_train_f32<N, C, S>: BatchNormalization in training mode on X viewed as [N, C, S], P = {scale,\n"
+            "# bias, input mean, input var}, E = {epsilon, momentum}: Y with the batch statistics, and the running mean\n"
+            "# and variance RM and RV. 1 / sqrt(var + epsilon) from the exponent and Newton's iteration (no sqrt).\n"
+            "func batchnorm_train_f32<N, C, S>(X: f32[N, C, S], P: f32[4, C], E: f32[2]) -> (Y: f32[N, C, S], RM: f32[C], RV: f32[C]) {\n  "
+            + body + "\n}")
+
+
 def nn_file():
     out = [header("float CNN operators (Conv, MaxPool, AveragePool, MatMul, Gemm), NHWC")]
     out.append("""
@@ -509,6 +555,7 @@ func avgpool_f32<KH, KW, SH, SW, PT, PL, PB, PR, XB, XR, CIP, N, H, W, C>(I: f32
   Rm[{d4}] = 2 * (S[n, y, x, c] - Q[n, y, x, c] * Cn[y, x])
   O[n, y, x, c] = {dt}(clamp(Q[n, y, x, c] + select(Rm[n, y, x, c] > Cn[y, x] || (Rm[n, y, x, c] == Cn[y, x] && (Q[n, y, x, c] & 1) == 1), 1, 0) + Z[0], {lo}, {hi}))
 }}""")
+    out.append(batchnorm_train())
     out.append("""
 # matmul_DT_R: C = A B over the last two dimensions, batch dimensions broadcast (extent 1 or C's).""")
     for dt in FLOAT:

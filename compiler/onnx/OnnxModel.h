@@ -168,6 +168,7 @@ class Importer {
   std::string drop_batch(const Val& x);  // a batch-1 NHWC u8 value as [H, W, C]
   void drop_unread_batch_copies();
   void batch_norm();
+  void batch_norm_training();
   void pool(bool max, bool quantized = false);
   void pool_1d(bool max);
   void pool_3d(bool max);
@@ -213,6 +214,9 @@ class Importer {
                          const std::string& base);
   std::string call(const std::string& lib, const std::string& func, std::vector<int64_t> targs,
                    std::vector<std::string> args, DataType dt, const std::vector<int64_t>& out_shape);
+  // A call of a func with `results` results (named after the node's outputs).
+  std::vector<std::string> call_n(const std::string& lib, const std::string& func, std::vector<int64_t> targs,
+                                  std::vector<std::string> args, size_t results);
   std::string tensor_of(const Val& v);  // its tensor in its own layout (a const for a constant)
   Val binary(const std::string& op, Val a, Val b);
   Val broadcast_operands(Val& a, Val& b, size_t max_rank);

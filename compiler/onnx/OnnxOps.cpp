@@ -33,7 +33,7 @@ struct OpInfo {
 const OpInfo kOps[] = {
     {"Add", 1, DSPC_NUM " f16 bf16", "broadcasting, every numeric dtype (f16 and bf16 computed in f32, rounded once)"},
     {"AveragePool", 1, "f32", "1-D, 2-D and 3-D; pads, strides, ceil_mode, count_include_pad"},
-    {"BatchNormalization", 1, "f32", "inference, constant statistics; folded into the Conv before it"},
+    {"BatchNormalization", 1, "f32", "inference (constant statistics; folded into the Conv before it) and training mode from opset 14 (batch statistics; the running mean and variance outputs)"},
     {"Cast", 1, DSPC_ALL, "between every dtype but strings; f16 rounds to nearest even (subnormals, inf, NaN), bf16 truncates as ONNX 1.12's reference"},
     {"Clip", 1, DSPC_NUM, "min and max as attributes or constant inputs"},
     {"Concat", 1, DSPC_ALL, "up to 4-D"},
@@ -445,6 +445,19 @@ std::string Importer::call(const std::string& lib, const std::string& func, std:
                     : "graph result";
   calls_.push_back(std::move(c));
   return calls_.back().outs[0];
+}
+
+std::vector<std::string> Importer::call_n(const std::string& lib, const std::string& func, std::vector<int64_t> targs,
+                                          std::vector<std::string> args, size_t results) {
+  call(lib, func, std::move(targs), std::move(args), DataType::f32(), {});
+  Call& c = calls_.back();
+  for (size_t i = 1; i < results; ++i) {
+    std::string base = static_cast<int>(i) < node_->output_size() && !node_->output(static_cast<int>(i)).empty()
+                           ? node_->output(static_cast<int>(i))
+                           : "t";
+    c.outs.push_back(unique(identifier(base, "t_")));
+  }
+  return c.outs;
 }
 
 std::string Importer::tensor_of(const Val& v) { return v.data ? emit_const(v, v.nhwc) : v.tensor; }
@@ -946,10 +959,11 @@ void Importer::conv() {
 void Importer::batch_norm() {
   Val x = input(0);
   need_dtype(x, {DataType::f32()}, "the input");
-  for (int i = 1; i < node_->output_size(); ++i)
-    if (!node_->output(i).empty()) unsupported_attr("training mode (the mean and variance outputs)");
-  if (attr_int("training_mode", 0)) unsupported_attr("training_mode = 1");
   if (x.shape.size() < 2) fail("the input must have a channel dimension");
+  bool outputs = false;
+  for (int i = 1; i < node_->output_size(); ++i) outputs |= !node_->output(i).empty();
+  if (opset_ >= 14 && (attr_int("training_mode", 0) != 0 || outputs)) return batch_norm_training();
+  if (outputs) unsupported_attr("training mode before opset 14 (the mean, variance and saved statistics outputs)");
   int64_t c = x.shape[1];
   const char* names[4] = {"scale", "B", "mean", "var"};
   std::vector<double> v[4];
@@ -1000,6 +1014,45 @@ void Importer::batch_norm() {
   Val out = binary("mul", x, make(scale, "bn_scale"));
   out = binary("add", out, make(shift, "bn_shift"));
   set_output(0, out);
+}
+
+// BatchNormalization in training mode (opset 14 on): normalized with the batch's mean and
+// population variance per channel, and the running mean and variance outputs, input * momentum +
+// batch * (1 - momentum), as ONNX's reference (onnx_nn.dsp's batchnorm_train_f32 on x viewed as
+// [N, C, S]). The statistics inputs are constants, as in inference.
+void Importer::batch_norm_training() {
+  Val x = layout(input(0), false);
+  int64_t c = x.shape[1];
+  const char* names[4] = {"scale", "B", "input_mean", "input_var"};
+  auto p = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(4 * c * 4));
+  for (size_t i = 0; i < 4; ++i) {
+    Val& t = const_input(i + 1, names[i]);
+    if (num_elements(t.shape) != c || !t.dt.is_float()) fail(std::string(names[i]) + " must hold " + std::to_string(c) + " floats");
+    for (int64_t k = 0; k < c; ++k)
+      put_f(DataType::f32(), *p, static_cast<size_t>(static_cast<int64_t>(i) * c + k), get_f(t.dt, *t.data, static_cast<size_t>(k)));
+  }
+  auto e = std::make_shared<std::vector<uint8_t>>(8);
+  put_f(DataType::f32(), *e, 0, attr_float("epsilon", 1e-5f));
+  put_f(DataType::f32(), *e, 1, attr_float("momentum", 0.9f));
+  int64_t n = x.shape[0], spatial = num_elements(x.shape) / (n * c);
+  Val x3 = reshape(x, {n, c, spatial});
+  if (x3.data) x3.tensor = tensor_of(x3), x3.data = nullptr;
+  std::vector<std::string> outs = call_n("onnx_nn", "batchnorm_train_f32", {n, c, spatial},
+                                         {x3.tensor, emit_const(DataType::f32(), {4, c}, p, "bn_params"),
+                                          emit_const(DataType::f32(), {2}, e, "bn_eps_momentum")},
+                                         3);
+  Val y;
+  y.dt = DataType::f32();
+  y.shape = {n, c, spatial};
+  y.tensor = outs[0];
+  set_output(0, reshape(y, x.shape));
+  for (size_t i = 1; i < 3; ++i) {
+    Val r;
+    r.dt = DataType::f32();
+    r.shape = {c};
+    r.tensor = outs[i];
+    set_output(i, r);
+  }
 }
 
 void Importer::pool(bool max, bool quantized) {
