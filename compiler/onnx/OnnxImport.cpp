@@ -193,6 +193,12 @@ bool value_type(const onnx::ValueInfoProto& v, DataType& dt, std::vector<int64_t
   shape.clear();
   for (int d = 0; d < tt.shape().dim_size(); ++d) {
     const auto& dim = tt.shape().dim(d);
+    if (dim.has_dim_value() && dim.dim_value() == 0) {
+      why = "has an empty dimension " + std::to_string(d) +
+            " (extent 0): dspc's tensors have positive extents, so a tensor without elements cannot be a graph "
+            "input or result";
+      return false;
+    }
     if (!dim.has_dim_value() || dim.dim_value() <= 0) {
       why = "has a dynamic or empty dimension " + std::to_string(d) +
             (dim.has_dim_param() ? " ('" + dim.dim_param() + "')" : "");
@@ -396,7 +402,7 @@ bool Importer::run(const std::string& bytes, std::string& dsp) {
     std::string why;
     if (!value_type(in, v.dt, v.shape, why))
       throw ImportError("graph input '" + in.name() + "' " + why +
-                        (why.find("dimension") == std::string::npos
+                        (why.find("dynamic") == std::string::npos
                              ? std::string()
                              : "; give its shape with --input-shape " + in.name() + "=1x3x224x224 (for example)"));
     declare_input(in.name(), v);

@@ -1602,7 +1602,7 @@ void Importer::slice() {
       e = std::clamp<int64_t>(e, -1, d - 1);
       count[a] = b > e ? (b - e - st - 1) / -st : 0;
     }
-    if (count[a] == 0) fail("the slice of dimension " + std::to_string(a) + " is empty (empty tensors are not supported)");
+    if (count[a] == 0) fail("the slice of dimension " + std::to_string(a) + " is empty: dspc's tensors have positive extents, so a tensor without elements cannot be computed");
     s[a] = b;
     t[a] = st;
   }

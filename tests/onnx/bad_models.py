@@ -41,6 +41,8 @@ def cases():
     m = model([helper.make_node("Relu", ["x"], ["y"], name="r")], [f32("x", ["N", 4])], [f32("y", ["N", 4])])
     yield "dynamic", m, [], "graph input 'x' has a dynamic or empty dimension 0 ('N'); give its shape with --input-shape"
     yield "shape-unknown-input", m, ["--input-shape", "nope=1x4"], "--input-shape nope=...: the model has no input 'nope'"
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="r")], [f32("x", [0, 4])], [f32("y", [0, 4])])
+    yield "empty-input", m, [], "graph input 'x' has an empty dimension 0 (extent 0): dspc's tensors have positive extents"
     m = model([helper.make_node("Erf", ["x"], ["y"], name="erf1")], [f32("x", [1, 4])], [f32("y", [1, 4])])
     yield "unsupported-op", m, [], "node 0 'erf1' (Erf, opset 13): operator 'Erf' is not supported; dspc supports Add,"
     m = model([helper.make_node("Pad", ["x", "p"], ["y"], name="pad1", mode="wrap")], [f32("x", [1, 4])],
