@@ -267,7 +267,8 @@ def main():
             try:
                 r = fut.result()
             except Exception as e:  # a test the harness cannot read (a model onnx rejects)
-                r = {"name": futures[fut], "ops": [], "applicable": False, "status": "error", "why": str(e)}
+                r = {"name": futures[fut], "ops": [], "applicable": False, "status": "error", "why": str(e),
+                     "not_applicable": "the harness cannot read its data (%s)" % str(e).split("\n")[0][:100]}
             results.append(r)
     results.sort(key=lambda r: r["name"])
     failed = 0
