@@ -188,11 +188,14 @@ def half_cast(src, dst, r):
         # f32's, five.
         half = dst
         st.append(f"Sg[{decl}] = select({x} < 0.0{src} || ({x} == 0.0{src} && 1.0{src} / {x} < 0.0{src}), 32768, 0)")
-        st.append(f"Ab[{decl}] = f64(abs({x}))" if src != "f64" else f"Ab[{decl}] = abs({x})")
+        # float16 works in the source's type (every step is exact in f32: the scaled |x| < 2^41 is an
+        # integer from 2^24 up); bfloat16 in f64 (its scalings reach 2^160).
+        wt = src if half == "f16" else "f64"
+        st.append(f"Ab[{decl}] = {wt}(abs({x}))" if wt != src else f"Ab[{decl}] = abs({x})")
         ab = f"Ab[{ix}]"
         if half == "f16":
             st.append(f"Kx[{decl}] = 25")
-            st.append(f"Tt[{decl}] = {ab} * 33554432.0f64")
+            st.append(f"Tt[{decl}] = {ab} * 33554432.0{wt}")
         else:
             ranges = [(-64, 72), (-8, 16), (48, -40), (104, -96)]  # (K, a >= 2^lo); else K = 160
             kx, tt = "160", f"{ab} * {2.0 ** 160!r}f64"
@@ -209,12 +212,12 @@ def half_cast(src, dst, r):
             st.append(f"Sig[{decl}] = Q[{ix}] >> Sh[{ix}]")
             st.append(f"Rem[{decl}] = Q[{ix}] - (Sig[{ix}] << Sh[{ix}])")
             st.append(f"Hf[{decl}] = 1u64 << (Sh[{ix}] - 1u64)")
-            st.append(f"Up[{decl}] = select(Rem[{ix}] > Hf[{ix}] || (Rem[{ix}] == Hf[{ix}] && (Tt[{ix}] - f64(Q[{ix}]) > 0.0f64 || "
+            st.append(f"Up[{decl}] = select(Rem[{ix}] > Hf[{ix}] || (Rem[{ix}] == Hf[{ix}] && (Tt[{ix}] - {wt}(Q[{ix}]) > 0.0{wt} || "
                       f"(Sig[{ix}] & 1u64) == 1u64)), 1, 0)")
             st.append(f"Nb[{decl}] = (Ex[{ix}] + 14) * 1024 + i32(Sig[{ix}]) + Up[{ix}]")
-            st += [t.format(**sd) for t in rne_int(f"{ab} * 16777216.0f64", "f64")]
+            st += [t.format(**sd) for t in rne_int(f"{ab} * 16777216.0{wt}", wt)]
             sub, nan, inf_bits = f"R[{ix}]", 0x7E00, 0x7C00
-            big, tiny = f"{ab} >= 65520.0f64", f"{ab} < {2.0 ** -14!r}f64"
+            big, tiny = f"{ab} >= 65520.0{wt}", f"{ab} < {2.0 ** -14!r}{wt}"
         else:
             st.append(f"Nb[{decl}] = (Ex[{ix}] + 126) * 128 + i32(Q[{ix}] >> u64(L[{ix}] - 7))")
             st.append(f"M2[{decl}] = i32({ab} * {2.0 ** 133!r}f64)")
