@@ -145,6 +145,93 @@ def cast(src, dst, r):
             f"{{ B[{', '.join(idx(r))}] = {e} }}")
 
 
+def rne_int(v, dt):
+    """Stages rounding the non-negative float stage value `v` (dtype dt, below 2^31) to the
+    nearest integer, ties to even: T truncates, F is the fraction."""
+    return [f"T[{{decl}}] = i32({v})", f"F[{{decl}}] = {v} - {dt}(T[{{ix}}])",
+            f"R[{{decl}}] = T[{{ix}}] + select(F[{{ix}}] > 0.5{dt} || (F[{{ix}}] == 0.5{dt} && (T[{{ix}}] & 1) == 1), 1, 0)"]
+
+
+def half_cast(src, dst, r):
+    """float16 and bfloat16, held as their bits in u16: cast_f16_f32 and cast_bf16_f32 (exact),
+    cast_f32_f16 and cast_f64_f16 (round to nearest even, subnormals, infinities, NaN), and
+    cast_f32_bf16 (truncation of the float's bits, as ONNX 1.12's reference), in exact float and
+    integer arithmetic (the language has no bit casts)."""
+    a = dims("A", r)
+    ix = ", ".join(idx(r))
+    decl = ", ".join(f"i{k}: A{k}" for k in range(r))
+    x = f"A[{ix}]"
+    st = []
+    sd = {"decl": decl, "ix": ix}
+    if src in ("f16", "bf16"):
+        # value = (e == 0 ? m : m + 2^P) * 2^(max(e, 1) - 1 - BIAS - P + 1) ...: mant * 2^LO * 2^k, k = max(e, 1) - 1.
+        p, ebits = (10, 5) if src == "f16" else (7, 8)
+        emax = (1 << ebits) - 1
+        lo = -24 if src == "f16" else -133
+        wt = "f32" if src == "f16" else "f64"  # bf16's smallest scale, 2^-133, is below f32's normals
+        st.append(f"Hb[{decl}] = i32({x})")
+        st.append(f"He[{decl}] = (Hb[{ix}] >> {p}) & {emax}")
+        st.append(f"Hm[{decl}] = Hb[{ix}] & {(1 << p) - 1}")
+        st.append(f"Hk[{decl}] = max(He[{ix}], 1) - 1")
+        factors = " * ".join(f"select((Hk[{ix}] & {1 << j}) != 0, {float(2.0 ** (1 << j))!r}{wt}, 1.0{wt})"
+                             for j in range(ebits))
+        st.append(f"Hv[{decl}] = {wt}(select(He[{ix}] == 0, Hm[{ix}], Hm[{ix}] + {1 << p})) * {2.0 ** lo!r}{wt} * {factors}")
+        st.append(f"Hf[{decl}] = select(He[{ix}] == {emax}, select(Hm[{ix}] == 0, inf{dst}, nan{dst}), {dst}(Hv[{ix}]))")
+        st.append(f"B[{ix}] = select(Hb[{ix}] >= 32768, -Hf[{ix}], Hf[{ix}])")
+        out_t = dst
+        in_t = "u16"
+    else:
+        # The sign (-0 by 1 / x); |x| in f64 (exact) scaled by 2^K into [2^11, 2^64), so that the
+        # integer part q's leading one gives the exponent: E = 63 - clz(q) - K; then q's top bits
+        # are the significand, rounded to nearest even with the bits below and the fraction
+        # (f16), or truncated (bf16). A float16's normal range needs one K; bfloat16's, which is
+        # f32's, five.
+        half = dst
+        st.append(f"Sg[{decl}] = select({x} < 0.0{src} || ({x} == 0.0{src} && 1.0{src} / {x} < 0.0{src}), 32768, 0)")
+        # float16 works in the source's type (every step is exact in f32: the scaled |x| < 2^41 is an
+        # integer from 2^24 up); bfloat16 in f64 (its scalings reach 2^160).
+        wt = src if half == "f16" else "f64"
+        st.append(f"Ab[{decl}] = {wt}(abs({x}))" if wt != src else f"Ab[{decl}] = abs({x})")
+        ab = f"Ab[{ix}]"
+        if half == "f16":
+            st.append(f"Kx[{decl}] = 25")
+            st.append(f"Tt[{decl}] = {ab} * 33554432.0{wt}")
+        else:
+            ranges = [(-64, 72), (-8, 16), (48, -40), (104, -96)]  # (K, a >= 2^lo); else K = 160
+            kx, tt = "160", f"{ab} * {2.0 ** 160!r}f64"
+            for k, lo in reversed(ranges):
+                kx = f"select({ab} >= {2.0 ** lo!r}f64, {k}, {kx})"
+                tt = f"select({ab} >= {2.0 ** lo!r}f64, {ab} * {2.0 ** k!r}f64, {tt})"
+            st.append(f"Kx[{decl}] = {kx}")
+            st.append(f"Tt[{decl}] = {tt}")
+        st.append(f"Q[{decl}] = u64(Tt[{ix}])")
+        st.append(f"L[{decl}] = 63 - i64(count_leading_zeros(Q[{ix}]))")
+        st.append(f"Ex[{decl}] = i32(L[{ix}]) - Kx[{ix}]")
+        if half == "f16":
+            st.append(f"Sh[{decl}] = u64(L[{ix}] - 10)")  # >= 1 for every normal float16
+            st.append(f"Sig[{decl}] = Q[{ix}] >> Sh[{ix}]")
+            st.append(f"Rem[{decl}] = Q[{ix}] - (Sig[{ix}] << Sh[{ix}])")
+            st.append(f"Hf[{decl}] = 1u64 << (Sh[{ix}] - 1u64)")
+            st.append(f"Up[{decl}] = select(Rem[{ix}] > Hf[{ix}] || (Rem[{ix}] == Hf[{ix}] && (Tt[{ix}] - {wt}(Q[{ix}]) > 0.0{wt} || "
+                      f"(Sig[{ix}] & 1u64) == 1u64)), 1, 0)")
+            st.append(f"Nb[{decl}] = (Ex[{ix}] + 14) * 1024 + i32(Sig[{ix}]) + Up[{ix}]")
+            st += [t.format(**sd) for t in rne_int(f"{ab} * 16777216.0{wt}", wt)]
+            sub, nan, inf_bits = f"R[{ix}]", 0x7E00, 0x7C00
+            big, tiny = f"{ab} >= 65520.0{wt}", f"{ab} < {2.0 ** -14!r}{wt}"
+        else:
+            st.append(f"Nb[{decl}] = (Ex[{ix}] + 126) * 128 + i32(Q[{ix}] >> u64(L[{ix}] - 7))")
+            st.append(f"M2[{decl}] = i32({ab} * {2.0 ** 133!r}f64)")
+            sub, nan, inf_bits = f"M2[{ix}]", 0x7FC0, 0x7F80
+            big, tiny = f"{ab} == inff64", f"{ab} < {2.0 ** -126!r}f64"
+        st.append(f"B[{ix}] = u16(Sg[{ix}] + select({x} != {x}, {nan}, select({big}, {inf_bits}, "
+                  f"select({tiny}, {sub}, Nb[{ix}]))))")
+        out_t = "u16"
+        in_t = src
+    body = "\n  ".join(st)
+    return (f"func cast_{src}_{dst}_{r}<{', '.join(a)}>(A: {in_t}[{', '.join(a)}]) -> (B: {out_t}[{', '.join(a)}]) "
+            f"{{\n  {body}\n}}")
+
+
 def section(out, comment, funcs):
     out.append("\n# " + comment)
     out.extend(funcs)
@@ -171,6 +258,12 @@ def move_file():
     section(out, "cast_SRC_DST_R<A...>: the language's casts (float to integer truncates and saturates);\n"
                  "# to bool: x != 0; from bool: 1 or 0.",
             [cast(src, dst, r) for src in ALL for dst in ALL if src != dst for r in RANKS])
+    section(out, "cast_f16_f32_R, cast_bf16_f32_R, cast_f32_f16_R, cast_f64_f16_R, cast_f32_bf16_R<A...>: ONNX's float16\n"
+                 "# and bfloat16, held as their bits in u16 (dspc has no 16-bit float type): to f32 exactly; to f16\n"
+                 "# rounding to nearest even (subnormals, infinities, NaN as 0x7E00); to bf16 truncating the f32's\n"
+                 "# bits, as ONNX 1.12's reference does (NaN as 0x7FC0). The importer casts every other pair through f32.",
+            [half_cast(src, dst, r) for src, dst in (("f16", "f32"), ("bf16", "f32"), ("f32", "f16"), ("f64", "f16"),
+                                                    ("f32", "bf16")) for r in RANKS])
     return "\n".join(out) + "\n"
 
 
@@ -338,6 +431,52 @@ def math_file():
 
 # ------------------------------------------------------------------ onnx_nn.dsp
 
+def pow2_stages(name, e, decl, ix, bits):
+    """A stage `name` = 2^e in f64 for the i32 stage value e, |e| < 2^bits, from e's bits."""
+    st = [f"{name}a[{decl}] = abs({e})"]
+    factors = " * ".join(f"select(({name}a[{ix}] & {1 << j}) != 0, {float(2.0 ** (1 << j))!r}f64, 1.0f64)" for j in range(bits))
+    st.append(f"{name}p[{decl}] = {factors}")
+    st.append(f"{name}[{decl}] = select({e} >= 0, {name}p[{ix}], 1.0f64 / {name}p[{ix}])")
+    return st
+
+
+def batchnorm_train():
+    """BatchNormalization in training mode on X viewed as [N, C, S]: the batch mean and
+    (population) variance per channel in f64, Y normalized with them, and the running statistics
+    P[2] * momentum + batch * (1 - momentum). The language has no sqrt: 1 / sqrt(var + eps) comes
+    from the exponent of var + eps (count_leading_zeros of its integer part after a scaling by
+    2^K), an even power of two taken out exactly, and Newton's iteration for sqrt on the rest, in
+    [1, 4), from above (five steps: below 1e-17)."""
+    st = ["Mn[c: C] = sum(f64(X[n, c, s]), n: N, s: S) / f64(N * S)",
+          "Vr[c: C] = sum((f64(X[n, c, s]) - Mn[c]) * (f64(X[n, c, s]) - Mn[c]), n: N, s: S) / f64(N * S)",
+          "V[c: C] = Vr[c] + f64(E[0])"]
+    # (K, V >= 2^lo): V 2^K in [1, 2^63) for V in [2^-315, 2^189) (the variances of f32 values and
+    # more); else K = 315.
+    ranges = [(-126, 126), (-63, 63), (0, 0), (63, -63), (126, -126), (189, -189), (252, -252)]
+    kx, tt = "315", f"V[c] * {2.0 ** 315!r}f64"
+    for k, lo in reversed(ranges):
+        kx = f"select(V[c] >= {2.0 ** lo!r}f64, {k}, {kx})"
+        tt = f"select(V[c] >= {2.0 ** lo!r}f64, V[c] * {2.0 ** k!r}f64, {tt})"
+    st += [f"Kx[c: C] = {kx}", f"Tt[c: C] = {tt}",
+           "Ev[c: C] = i32(63 - i64(count_leading_zeros(u64(Tt[c])))) - Kx[c]",
+           "Eh[c: C] = (Ev[c] - (Ev[c] & 1)) / 2"]
+    st += pow2_stages("Sm", "-2 * Eh[c]", "c: C", "c", 10)
+    st.append("G0[c: C] = (V[c] * Sm[c] + 1.0f64) * 0.5f64")
+    for k in range(1, 6):
+        st.append(f"G{k}[c: C] = (G{k - 1}[c] + V[c] * Sm[c] / G{k - 1}[c]) * 0.5f64")
+    st += pow2_stages("Sh", "0 - Eh[c]", "c: C", "c", 9)
+    st.append("Inv[c: C] = Sh[c] / G5[c]")
+    st.append("Y[n, c, s] = f32((f64(X[n, c, s]) - Mn[c]) * Inv[c] * f64(P[0, c]) + f64(P[1, c]))")
+    st.append("RM[c] = f32(f64(P[2, c]) * f64(E[1]) + Mn[c] * (1.0f64 - f64(E[1])))")
+    st.append("RV[c] = f32(f64(P[3, c]) * f64(E[1]) + Vr[c] * (1.0f64 - f64(E[1])))")
+    body = "\n  ".join(st)
+    return ("\n# batchnorm_train_f32<N, C, S>: BatchNormalization in training mode on X viewed as [N, C, S], P = {scale,\n"
+            "# bias, input mean, input var}, E = {epsilon, momentum}: Y with the batch statistics, and the running mean\n"
+            "# and variance RM and RV. 1 / sqrt(var + epsilon) from the exponent and Newton's iteration (no sqrt).\n"
+            "func batchnorm_train_f32<N, C, S>(X: f32[N, C, S], P: f32[4, C], E: f32[2]) -> (Y: f32[N, C, S], RM: f32[C], RV: f32[C]) {\n  "
+            + body + "\n}")
+
+
 def nn_file():
     out = [header("float CNN operators (Conv, MaxPool, AveragePool, MatMul, Gemm), NHWC")]
     out.append("""
@@ -353,6 +492,47 @@ func conv2d_f32<G, SH, SW, PT, PL, PB, PR, DH, DW, N, H, W, C, KH, KW, CG, K>(I:
     for dt in ["f32", "f64", "u8", "i8"]:
         out.append(f"""func maxpool_{dt}<KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, N, H, W, C>(I: {dt}[N, H, W, C]) -> (O: {dt}[N, (H + PT + PB - DH * (KH - 1) - 1) / SH + 1, (W + PL + PR - DW * (KW - 1) - 1) / SW + 1, C]) {{
   O[n, y, x, c] = max(select(y * SH + r * DH >= PT && y * SH + r * DH < H + PT && x * SW + t * DW >= PL && x * SW + t * DW < W + PL, I[n, clamp(y * SH + r * DH - PT, 0, H - 1), clamp(x * SW + t * DW - PL, 0, W - 1), c], {lit(dt, float('-inf')) if dt in FLOAT else ('0u8' if dt == 'u8' else '-128i8')}), r: KH, t: KW)
+}}""")
+    out.append("""
+# maxpool_index_DT: MaxPool's Indices output, the position of each window's maximum in I flattened
+# in ONNX's NCHW order, row-major (SO = 0) or column-major over H and W (SO = 1, storage_order): of
+# the window's elements inside I equal to the maximum, the first in row-major window order.""")
+    for dt in ["f32", "f64", "u8", "i8"]:
+        low = lit(dt, float('-inf')) if dt in FLOAT else ('0u8' if dt == 'u8' else '-128i8')
+        oh, ow = "(H + PT + PB - DH * (KH - 1) - 1) / SH + 1", "(W + PL + PR - DW * (KW - 1) - 1) / SW + 1"
+        inside = "y * SH + r * DH >= PT && y * SH + r * DH < H + PT && x * SW + t * DW >= PL && x * SW + t * DW < W + PL"
+        elem = "I[n, clamp(y * SH + r * DH - PT, 0, H - 1), clamp(x * SW + t * DW - PL, 0, W - 1), c]"
+        d4 = f"n: N, y: {oh}, x: {ow}, c: C"
+        out.append(f"""func maxpool_index_{dt}<KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, SO, N, H, W, C>(I: {dt}[N, H, W, C]) -> (Ix: i64[N, {oh}, {ow}, C]) {{
+  M[{d4}] = max(select({inside}, {elem}, {low}), r: KH, t: KW)
+  P[{d4}] = min(select({inside} && {elem} == M[n, y, x, c], r * KW + t, KH * KW), r: KH, t: KW)
+  Hh[{d4}] = i64(y * SH + P[n, y, x, c] / KW * DH - PT)
+  Ww[{d4}] = i64(x * SW + P[n, y, x, c] % KW * DW - PL)
+  Ix[n, y, x, c] = (i64(n) * i64(C) + i64(c)) * i64(H) * i64(W) + select(SO == 0, Hh[n, y, x, c] * i64(W) + Ww[n, y, x, c], Ww[n, y, x, c] * i64(H) + Hh[n, y, x, c])
+}}""")
+    out.append("""
+# maxpool3d_DT and avgpool3d_f32: 3-D pooling of I in ONNX's own layout [N, C, D, H, W], as the
+# 2-D funcs (PK, PB, PR: the end pads, MaxPool's with ceil_mode's extra padding; XK, XB, XR:
+# AveragePool's ceil_mode padding, which never counts).""")
+    o3 = ["(D + PF + PK - DD * (KD - 1) - 1) / SD + 1", "(H + PT + PB - DH * (KH - 1) - 1) / SH + 1",
+          "(W + PL + PR - DW * (KW - 1) - 1) / SW + 1"]
+    inside3 = ("z * SD + q * DD >= PF && z * SD + q * DD < D + PF && y * SH + r * DH >= PT && y * SH + r * DH < H + PT && "
+               "x * SW + t * DW >= PL && x * SW + t * DW < W + PL")
+    elem3 = ("I[n, c, clamp(z * SD + q * DD - PF, 0, D - 1), clamp(y * SH + r * DH - PT, 0, H - 1), "
+             "clamp(x * SW + t * DW - PL, 0, W - 1)]")
+    for dt in ["f32", "f64", "u8", "i8"]:
+        low = lit(dt, float('-inf')) if dt in FLOAT else ('0u8' if dt == 'u8' else '-128i8')
+        out.append(f"""func maxpool3d_{dt}<KD, KH, KW, SD, SH, SW, PF, PT, PL, PK, PB, PR, DD, DH, DW, N, C, D, H, W>(I: {dt}[N, C, D, H, W]) -> (O: {dt}[N, C, {o3[0]}, {o3[1]}, {o3[2]}]) {{
+  O[n, c, z, y, x] = max(select({inside3}, {elem3}, {low}), q: KD, r: KH, t: KW)
+}}""")
+    a3 = ["(D + PF + PK + XK - KD) / SD + 1", "(H + PT + PB + XB - KH) / SH + 1", "(W + PL + PR + XR - KW) / SW + 1"]
+    ins_a = inside3.replace(" * DD", "").replace(" * DH", "").replace(" * DW", "")
+    el_a = elem3.replace(" * DD", "").replace(" * DH", "").replace(" * DW", "")
+    cnt = ("z * SD + q >= PF * (1 - CIP) && z * SD + q < D + PF + CIP * PK && y * SH + r >= PT * (1 - CIP) && "
+           "y * SH + r < H + PT + CIP * PB && x * SW + t >= PL * (1 - CIP) && x * SW + t < W + PL + CIP * PR")
+    out.append(f"""func avgpool3d_f32<KD, KH, KW, SD, SH, SW, PF, PT, PL, PK, PB, PR, XK, XB, XR, CIP, N, C, D, H, W>(I: f32[N, C, D, H, W]) -> (O: f32[N, C, {a3[0]}, {a3[1]}, {a3[2]}]) {{
+  Cn[z: {a3[0]}, y: {a3[1]}, x: {a3[2]}] = sum(select({cnt}, 1.0f32, 0.0f32), q: KD, r: KH, t: KW)
+  O[n, c, z, y, x] = sum(select({ins_a}, {el_a}, 0.0f32), q: KD, r: KH, t: KW) / Cn[z, y, x]
 }}""")
     out.append("""
 # avgpool_f32: the mean of each window's elements inside I, or with CIP = 1 (count_include_pad)
@@ -378,6 +558,7 @@ func avgpool_f32<KH, KW, SH, SW, PT, PL, PB, PR, XB, XR, CIP, N, H, W, C>(I: f32
   Rm[{d4}] = 2 * (S[n, y, x, c] - Q[n, y, x, c] * Cn[y, x])
   O[n, y, x, c] = {dt}(clamp(Q[n, y, x, c] + select(Rm[n, y, x, c] > Cn[y, x] || (Rm[n, y, x, c] == Cn[y, x] && (Q[n, y, x, c] & 1) == 1), 1, 0) + Z[0], {lo}, {hi}))
 }}""")
+    out.append(batchnorm_train())
     out.append("""
 # matmul_DT_R: C = A B over the last two dimensions, batch dimensions broadcast (extent 1 or C's).""")
     for dt in FLOAT:
@@ -458,6 +639,30 @@ def quant_file():
                 body = "\n  ".join(st)
                 out.append(f"func qlinear_matmul_{ta}_{tb}_{ty}<M, K, N>(A: {ta}[M, K], B: {tb}[K, N], ZA: i32[M], ZB: i32[N], "
                            f"Q: f32[N], ZY: i32[1]) -> (Y: {ty}[M, N]) {{\n  {body}\n}}")
+    out.append("\n# matmul_integer_TA_TB_R and qlinear_matmul_TA_TB_TY_R<A..., B..., M, K, N>: the same over the last two\n"
+               "# dimensions of rank-R operands, batch dimensions broadcast (extent 1 or the result's).")
+    for r in (3, 4):
+        nb = r - 2
+        ad, bd = dims("A", nb), dims("B", nb)
+        od = [f"max(A{k}, B{k})" for k in range(nb)]
+        ai = ", ".join([f"min(i{k}, A{k} - 1)" for k in range(nb)] + ["m", "k"])
+        bi = ", ".join([f"min(i{k}, B{k} - 1)" for k in range(nb)] + ["k", "n"])
+        oi = ", ".join(idx(nb) + ["m", "n"])
+        decl = ", ".join([f"i{k}: max(A{k}, B{k})" for k in range(nb)] + ["m: M", "n: N"])
+        params = ", ".join(ad + bd + ["M", "K", "N"])
+        for ta in QTYPES:
+            for tb in QTYPES:
+                acc = f"sum((i32(A[{ai}]) - ZA[m]) * (i32(B[{bi}]) - ZB[n]), k: K)"
+                sig = (f"A: {ta}[{', '.join(ad + ['M', 'K'])}], B: {tb}[{', '.join(bd + ['K', 'N'])}], ZA: i32[M], ZB: i32[N]")
+                out.append(f"func matmul_integer_{ta}_{tb}_{r}<{params}>({sig}) -> (C: i32[{', '.join(od + ['M', 'N'])}]) "
+                           f"{{ C[{oi}] = {acc} }}")
+                for ty, (lo, hi) in QTYPES.items():
+                    st = [f"Acc[{decl}] = {acc}", f"V[{decl}] = f32(Acc[{oi}]) * Q[n]"]
+                    st += [x.format(decl=decl, ix=oi) for x in rne(f"V[{oi}]")]
+                    st.append(f"Y[{oi}] = {ty}(clamp(R[{oi}] + ZY[0], {lo}, {hi}))")
+                    body = "\n  ".join(st)
+                    out.append(f"func qlinear_matmul_{ta}_{tb}_{ty}_{r}<{params}>({sig}, Q: f32[N], ZY: i32[1]) -> "
+                               f"(Y: {ty}[{', '.join(od + ['M', 'N'])}]) {{\n  {body}\n}}")
     out.append("\n# conv2d_integer_TX_TW: conv2d_f32's window over (I - ZX[0]) (F - ZW[k]) in i32 (0 outside I: the\n"
                "# padding holds the zero point); qlinear_conv2d_TX_TW_TY adds the bias B and the requantization.")
     conv_o = ("(H + PT + PB - DH * (KH - 1) - 1) / SH + 1", "(W + PL + PR - DW * (KW - 1) - 1) / SW + 1")

@@ -53,6 +53,10 @@ DataType onnx_dtype(int32_t t, bool& ok) {
     case onnx::TensorProto::UINT32: return DataType::u32();
     case onnx::TensorProto::UINT64: return DataType::u64();
     case onnx::TensorProto::BOOL: return DataType::boolean();
+    // float16 and bfloat16 are held as their bits (the Importer knows which from the value's
+    // ONNX type: half_of).
+    case onnx::TensorProto::FLOAT16: return DataType::u16();
+    case onnx::TensorProto::BFLOAT16: return DataType::u16();
     default: ok = false; return DataType::f32();
   }
 }
@@ -65,10 +69,35 @@ std::string onnx_dtype_name(int32_t t) {
 
 }  // namespace
 
+std::string elem_type_name(int32_t t) {
+  switch (t) {
+    case onnx::TensorProto::FLOAT: return "f32";
+    case onnx::TensorProto::DOUBLE: return "f64";
+    case onnx::TensorProto::FLOAT16: return "f16";
+    case onnx::TensorProto::BFLOAT16: return "bf16";
+    case onnx::TensorProto::INT8: return "i8";
+    case onnx::TensorProto::INT16: return "i16";
+    case onnx::TensorProto::INT32: return "i32";
+    case onnx::TensorProto::INT64: return "i64";
+    case onnx::TensorProto::UINT8: return "u8";
+    case onnx::TensorProto::UINT16: return "u16";
+    case onnx::TensorProto::UINT32: return "u32";
+    case onnx::TensorProto::UINT64: return "u64";
+    case onnx::TensorProto::BOOL: return "bool";
+    default: return onnx_dtype_name(t);
+  }
+}
+
+Half half_kind(int32_t t) {
+  return t == onnx::TensorProto::FLOAT16 ? Half::F16 : t == onnx::TensorProto::BFLOAT16 ? Half::BF16 : Half::None;
+}
+
 DataType tensor_dtype(int32_t t, const std::string& what) {
   bool ok = false;
   DataType d = onnx_dtype(t, ok);
-  if (!ok) throw ImportError(what + " has element type " + onnx_dtype_name(t) + ", which dspc does not support");
+  if (!ok)
+    throw ImportError(what + " has element type " + onnx_dtype_name(t) + ", which dspc does not support" +
+                      (t == onnx::TensorProto::STRING ? " (dspc's tensors hold numbers: no strings)" : ""));
   return d;
 }
 
@@ -153,7 +182,8 @@ bool value_type(const onnx::ValueInfoProto& v, DataType& dt, std::vector<int64_t
   bool ok = false;
   dt = onnx_dtype(tt.elem_type(), ok);
   if (!ok) {
-    why = "has element type " + onnx_dtype_name(tt.elem_type()) + ", which dspc does not support";
+    why = "has element type " + onnx_dtype_name(tt.elem_type()) + ", which dspc does not support" +
+          (tt.elem_type() == onnx::TensorProto::STRING ? " (dspc's tensors hold numbers: no strings)" : "");
     return false;
   }
   if (!tt.has_shape()) {
@@ -163,6 +193,12 @@ bool value_type(const onnx::ValueInfoProto& v, DataType& dt, std::vector<int64_t
   shape.clear();
   for (int d = 0; d < tt.shape().dim_size(); ++d) {
     const auto& dim = tt.shape().dim(d);
+    if (dim.has_dim_value() && dim.dim_value() == 0) {
+      why = "has an empty dimension " + std::to_string(d) +
+            " (extent 0): dspc's tensors have positive extents, so a tensor without elements cannot be a graph "
+            "input or result";
+      return false;
+    }
     if (!dim.has_dim_value() || dim.dim_value() <= 0) {
       why = "has a dynamic or empty dimension " + std::to_string(d) +
             (dim.has_dim_param() ? " ('" + dim.dim_param() + "')" : "");
@@ -366,7 +402,7 @@ bool Importer::run(const std::string& bytes, std::string& dsp) {
     std::string why;
     if (!value_type(in, v.dt, v.shape, why))
       throw ImportError("graph input '" + in.name() + "' " + why +
-                        (why.find("dimension") == std::string::npos
+                        (why.find("dynamic") == std::string::npos
                              ? std::string()
                              : "; give its shape with --input-shape " + in.name() + "=1x3x224x224 (for example)"));
     declare_input(in.name(), v);
@@ -392,7 +428,11 @@ bool Importer::run(const std::string& bytes, std::string& dsp) {
     Val v;
     std::string why;
     if (value_type(*info, v.dt, v.shape, why)) inferred_[name] = {v.dt, v.shape};
+    if (info->has_type() && info->type().has_tensor_type()) elem_types_[name] = info->type().tensor_type().elem_type();
   }
+  for (const auto& in : g.input())
+    if (in.has_type() && in.type().has_tensor_type()) elem_types_[in.name()] = in.type().tensor_type().elem_type();
+  for (const auto& t : g.initializer()) elem_types_[t.name()] = t.data_type();
 
   // The results' names first, so that no intermediate tensor takes one.
   for (const auto& o : g.output()) output_tensor_[o.name()] = unique(identifier(o.name(), "y_"));
@@ -505,6 +545,16 @@ std::string Importer::print(const std::string& graph) const {
   for (size_t i = 0; i < output_names_.size(); ++i)
     if (output_names_[i] != outputs_[i].name)
       s += "# ONNX output '" + comment_text(output_names_[i]) + "' is " + outputs_[i].name + ".\n";
+  // float16 and bfloat16 inputs and results are their bits (u16).
+  auto half_note = [&](const char* kind, const std::string& onnx_name, const std::string& name) {
+    Half h = half_of(onnx_name);
+    if (h != Half::None)
+      s += std::string("# ONNX ") + kind + " '" + comment_text(onnx_name) + "' (" + name + ") is " +
+           (h == Half::F16 ? "float16" : "bfloat16") + ", held as its bits in u16.\n";
+  };
+  for (size_t i = 0; i < input_names_.size(); ++i)
+    if (read.count(inputs_[i].name)) half_note("input", input_names_[i], inputs_[i].name);
+  for (size_t i = 0; i < output_names_.size(); ++i) half_note("output", output_names_[i], outputs_[i].name);
   for (const std::string& lib : imports_) s += "import \"" + lib + "\"\n";
   auto params = [](const std::vector<Param>& ps) {
     std::string t;

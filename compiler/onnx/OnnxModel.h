@@ -67,6 +67,16 @@ struct Call {
 };
 
 DataType tensor_dtype(int32_t onnx_type, const std::string& what);
+// ONNX's float16 and bfloat16, which dspc holds as their bits in u16 tensors.
+enum class Half { None, F16, BF16 };
+Half half_kind(int32_t onnx_type);
+// An ONNX element type in dspc's spelling ("f32", "f16", "bf16", "bool"), or ONNX's name
+// ("STRING") for one dspc has no type for.
+std::string elem_type_name(int32_t onnx_type);
+// float16 and bfloat16 bits <-> double: f16 rounds to nearest even (subnormals, infinities,
+// NaN); bf16 truncates a float's bits, as ONNX 1.12's reference does.
+double half_to_double(Half h, uint16_t bits);
+uint16_t double_to_half(Half h, double v);
 // QDQ folding (OnnxQdq.cpp): rewrites each DequantizeLinear -> op -> QuantizeLinear chain it
 // knows (Conv, MatMul and Gemm, each with an optional Relu; MaxPool; Relu) with constant parameters as
 // the integer op; gives how many it folded.
@@ -158,8 +168,10 @@ class Importer {
   std::string drop_batch(const Val& x);  // a batch-1 NHWC u8 value as [H, W, C]
   void drop_unread_batch_copies();
   void batch_norm();
+  void batch_norm_training();
   void pool(bool max, bool quantized = false);
   void pool_1d(bool max);
+  void pool_3d(bool max);
   struct Pool1d {
     std::vector<int64_t> k, s, d, p;
   };
@@ -202,6 +214,9 @@ class Importer {
                          const std::string& base);
   std::string call(const std::string& lib, const std::string& func, std::vector<int64_t> targs,
                    std::vector<std::string> args, DataType dt, const std::vector<int64_t>& out_shape);
+  // A call of a func with `results` results (named after the node's outputs).
+  std::vector<std::string> call_n(const std::string& lib, const std::string& func, std::vector<int64_t> targs,
+                                  std::vector<std::string> args, size_t results);
   std::string tensor_of(const Val& v);  // its tensor in its own layout (a const for a constant)
   Val binary(const std::string& op, Val a, Val b);
   Val broadcast_operands(Val& a, Val& b, size_t max_rank);
@@ -221,6 +236,13 @@ class Importer {
   int node_index_ = 0;
   std::map<std::string, Val> values_;
   std::map<std::string, std::pair<DataType, std::vector<int64_t>>> inferred_;
+  std::map<std::string, int32_t> elem_types_;  // each value's ONNX element type, where known
+  Half half_of(const std::string& onnx_name) const;
+  Half input_half(size_t i) const;
+  void check_dtypes(const std::string& op);  // the node's element types against its op's list
+  Val half_to_f32(const Val& v, Half h);  // a float16 or bfloat16 value (u16 bits) as f32
+  Val f32_to_half(const Val& v, Half h);  // and back
+  Val plain_cast(const Val& x, DataType to);  // a cast between dspc's dtypes
   std::map<std::string, int> uses_;
   std::set<std::string> names_;
   std::set<std::string> imports_;

@@ -19,57 +19,72 @@ namespace {
 struct OpInfo {
   const char* name;
   int first_opset;  // the first opset whose form the importer reads (1: every version)
+  const char* dtypes;  // the ONNX element types every input and output of the node may have
   const char* note;
 };
 
+// The dtype lists, in dspc's names (f16 and bf16 are ONNX's float16 and bfloat16, held as their
+// u16 bits). A node whose input or output has another element type gets a located error, and
+// tests/onnx/node_tests.py counts a node test as applicable when each of its nodes' operator and
+// element types are in this list.
+#define DSPC_NUM "i8 i16 i32 i64 u8 u16 u32 u64 f32 f64"
+#define DSPC_ALL DSPC_NUM " bool f16 bf16"
 // Opset 17 is the newest libonnx 1.12 knows.
 const OpInfo kOps[] = {
-    {"Add", 1, "broadcasting, every numeric dtype"},
-    {"AveragePool", 1, "1-D and 2-D; pads, strides, ceil_mode, count_include_pad"},
-    {"BatchNormalization", 1, "inference, constant statistics; folded into the Conv before it"},
-    {"Cast", 1, "between every dtype but strings and 16-bit floats"},
-    {"Clip", 1, "min and max as attributes or constant inputs"},
-    {"Concat", 1, "up to 4-D"},
-    {"ConvInteger", 10, "2-D, u8 and i8; per-channel weight zero points"},
-    {"Constant", 1, "value, value_float(s), value_int(s)"},
-    {"Conv", 1, "2-D, f32; groups and depthwise, pads, strides, dilations, auto_pad"},
-    {"DequantizeLinear", 10, "u8, i8 and i32; per-tensor and per-axis, constant scale and zero point"},
-    {"Div", 1, "broadcasting; integers truncate"},
-    {"Dropout", 1, "inference: the identity"},
-    {"Flatten", 1, ""},
-    {"Gather", 1, "constant indices, up to 4-D data"},
-    {"Gemm", 1, "f32; transA, transB, alpha, beta"},
-    {"GlobalAveragePool", 1, ""},
-    {"GlobalMaxPool", 1, ""},
-    {"Identity", 1, ""},
-    {"LeakyRelu", 1, ""},
-    {"LogSoftmax", 1, "f32, up to 4-D"},
-    {"MatMul", 1, "f32 and f64, broadcast batch dimensions, up to 4-D"},
-    {"MatMulInteger", 10, "2-D, u8 and i8; per-row and per-column zero points"},
-    {"Max", 1, "variadic, broadcasting"},
-    {"MaxPool", 1, "1-D and 2-D; pads, strides, dilations, ceil_mode (no Indices output)"},
-    {"Min", 1, "variadic, broadcasting"},
-    {"Mul", 1, "broadcasting"},
-    {"Pad", 1, "modes constant, edge and reflect; constant pads, up to 4-D"},
-    {"QLinearConv", 10, "2-D, u8 and i8; per-channel weight scales; rounding half to even"},
-    {"QLinearMatMul", 10, "2-D, u8 and i8; rounding half to even"},
-    {"QuantizeLinear", 10, "to u8 and i8; per-tensor and per-axis; rounding half to even"},
-    {"ReduceMax", 1, "constant axes"},
-    {"ReduceMean", 1, "constant axes, floats"},
-    {"ReduceSum", 1, "constant axes"},
-    {"Relu", 1, ""},
-    {"Reshape", 1, "constant shape"},
-    {"Shape", 1, "a constant (shapes are static)"},
-    {"Sigmoid", 1, "f32"},
-    {"Slice", 1, "constant starts, ends, axes and steps, up to 4-D"},
-    {"Softmax", 1, "f32, up to 4-D"},
-    {"Squeeze", 1, ""},
-    {"Sub", 1, "broadcasting"},
-    {"Sum", 1, "variadic, broadcasting"},
-    {"Tanh", 1, "f32"},
-    {"Transpose", 1, "up to 4-D"},
-    {"Unsqueeze", 1, ""},
+    {"Add", 1, DSPC_NUM " f16 bf16", "broadcasting, every numeric dtype (f16 and bf16 computed in f32, rounded once)"},
+    {"AveragePool", 1, "f32", "1-D, 2-D and 3-D; pads, strides, ceil_mode, count_include_pad"},
+    {"BatchNormalization", 1, "f32", "inference (constant statistics; folded into the Conv before it) and training mode from opset 14 (batch statistics; the running mean and variance outputs)"},
+    {"Cast", 1, DSPC_ALL, "between every dtype but strings; f16 rounds to nearest even (subnormals, inf, NaN), bf16 truncates as ONNX 1.12's reference"},
+    {"Clip", 1, DSPC_NUM, "min and max as attributes or constant inputs"},
+    {"Concat", 1, DSPC_ALL, "up to 4-D"},
+    {"ConvInteger", 10, "u8 i8 i32", "2-D, u8 and i8; per-channel weight zero points"},
+    {"Constant", 1, DSPC_ALL, "value, value_float(s), value_int(s)"},
+    {"Conv", 1, "f32", "2-D, f32; groups and depthwise, pads, strides, dilations, auto_pad"},
+    {"DequantizeLinear", 10, "u8 i8 i32 f32", "u8, i8 and i32; per-tensor and per-axis, constant scale and zero point"},
+    {"Div", 1, DSPC_NUM " f16 bf16", "broadcasting; integers truncate"},
+    {"Dropout", 1, "f32 f64 f16 bf16 bool", "the identity in inference and in training mode with ratio 0 (mask all true); a random mask is not supported"},
+    {"Flatten", 1, DSPC_ALL, ""},
+    {"Gather", 1, DSPC_ALL, "constant indices, up to 4-D data"},
+    {"Gemm", 1, "f32", "f32; transA, transB, alpha, beta"},
+    {"GlobalAveragePool", 1, "f32 f64", ""},
+    {"GlobalMaxPool", 1, DSPC_NUM, ""},
+    {"Identity", 1, DSPC_ALL, ""},
+    {"LeakyRelu", 1, DSPC_NUM, ""},
+    {"LogSoftmax", 1, "f32", "f32, up to 4-D"},
+    {"MatMul", 1, "f32 f64", "f32 and f64, broadcast batch dimensions, up to 4-D"},
+    {"MatMulInteger", 10, "u8 i8 i32", "u8 and i8, 1-D to 4-D (numpy matmul: batch dimensions broadcast); per-row and per-column zero points"},
+    {"Max", 1, DSPC_NUM " f16 bf16", "variadic, broadcasting"},
+    {"MaxPool", 1, "f32 f64 u8 i8 i64", "1-D, 2-D and 3-D; pads, strides, dilations, ceil_mode; the Indices output (i64; storage_order) of 1-D and 2-D pools"},
+    {"Min", 1, DSPC_NUM " f16 bf16", "variadic, broadcasting"},
+    {"Mul", 1, DSPC_NUM " f16 bf16", "broadcasting"},
+    {"Pad", 1, DSPC_NUM " bool", "modes constant, edge and reflect; constant pads, up to 4-D"},
+    {"QLinearConv", 10, "u8 i8 i32 f32", "2-D, u8 and i8; per-channel weight scales; rounding half to even"},
+    {"QLinearMatMul", 10, "u8 i8 f32", "u8 and i8, 1-D to 4-D (numpy matmul: batch dimensions broadcast); rounding half to even"},
+    {"QuantizeLinear", 10, "f32 u8 i8", "to u8 and i8; per-tensor and per-axis; rounding half to even"},
+    {"ReduceMax", 1, DSPC_NUM, "constant axes"},
+    {"ReduceMean", 1, "f32 f64", "constant axes, floats"},
+    {"ReduceSum", 1, DSPC_NUM, "constant axes"},
+    {"Relu", 1, DSPC_NUM, ""},
+    {"Reshape", 1, DSPC_ALL, "constant shape"},
+    {"Shape", 1, DSPC_ALL, "a constant (shapes are static)"},
+    {"Sigmoid", 1, "f32", "f32"},
+    {"Slice", 1, DSPC_ALL, "constant starts, ends, axes and steps, up to 4-D"},
+    {"Softmax", 1, "f32", "f32, up to 4-D"},
+    {"Squeeze", 1, DSPC_ALL, ""},
+    {"Sub", 1, DSPC_NUM " f16 bf16", "broadcasting"},
+    {"Sum", 1, DSPC_NUM " f16 bf16", "variadic, broadcasting"},
+    {"Tanh", 1, "f32", "f32"},
+    {"Transpose", 1, DSPC_ALL, "up to 4-D"},
+    {"Unsqueeze", 1, DSPC_ALL, ""},
 };
+#undef DSPC_NUM
+#undef DSPC_ALL
+
+const OpInfo* op_info(const std::string& op) {
+  for (const OpInfo& info : kOps)
+    if (op == info.name) return &info;
+  return nullptr;
+}
 
 const std::vector<DataType>& numeric() {
   static const std::vector<DataType> t = {DataType::i8(), DataType::i16(), DataType::i32(), DataType::i64(),
@@ -232,6 +247,61 @@ void put_f(DataType t, std::vector<uint8_t>& b, size_t i, double v) {
   }
 }
 
+double half_to_double(Half h, uint16_t bits) {
+  if (h == Half::BF16) {
+    uint32_t b = uint32_t(bits) << 16;
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+  }
+  int e = (bits >> 10) & 31, m = bits & 1023;
+  double v = e == 31 ? (m ? std::nan("") : INFINITY) : e == 0 ? std::ldexp(m, -24) : std::ldexp(m + 1024, e - 25);
+  return bits & 0x8000 ? -v : v;
+}
+
+uint16_t double_to_half(Half h, double v) {
+  if (h == Half::BF16) {  // through f32, whose bits are truncated (ONNX 1.12's reference)
+    float f = static_cast<float>(v);
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return std::isnan(f) ? static_cast<uint16_t>((b >> 16 & 0x8000) | 0x7FC0) : static_cast<uint16_t>(b >> 16);
+  }
+  uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  double a = std::fabs(v);
+  if (std::isnan(v)) return 0x7E00;
+  if (a >= 65520.0) return sign | 0x7C00;
+  if (a < std::ldexp(1.0, -14)) return sign | static_cast<uint16_t>(std::nearbyint(std::ldexp(a, 24)));  // ties to even
+  int e = 0;
+  double m = std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
+  double r = std::nearbyint(std::ldexp(m, 11));  // in [1024, 2048]
+  return sign | static_cast<uint16_t>((e + 13) * 1024 + static_cast<int>(r));
+}
+
+Half Importer::half_of(const std::string& onnx_name) const {
+  auto it = elem_types_.find(onnx_name);
+  return it == elem_types_.end() ? Half::None : half_kind(it->second);
+}
+
+Half Importer::input_half(size_t i) const {
+  return has_input(i) ? half_of(node_->input(static_cast<int>(i))) : Half::None;
+}
+
+void Importer::check_dtypes(const std::string& op) {
+  const OpInfo* info = op_info(op);
+  if (!info) return;
+  std::string list = std::string(" ") + info->dtypes + " ";
+  auto check = [&](const std::string& name, const char* kind, int k) {
+    auto it = elem_types_.find(name);
+    if (name.empty() || it == elem_types_.end()) return;
+    std::string t = elem_type_name(it->second);
+    if (list.find(" " + t + " ") == std::string::npos)
+      fail(std::string(kind) + " " + std::to_string(k) + " ('" + comment_text(name) + "') is " + t + "; " + op +
+           " takes " + info->dtypes);
+  };
+  for (int k = 0; k < node_->input_size(); ++k) check(node_->input(k), "input", k);
+  for (int k = 0; k < node_->output_size(); ++k) check(node_->output(k), "output", k);
+}
+
 std::string Importer::where() const {
   if (!node_) return "";
   std::string name = node_->name().empty() ? "" : " '" + comment_text(node_->name()) + "'";
@@ -377,6 +447,19 @@ std::string Importer::call(const std::string& lib, const std::string& func, std:
   return calls_.back().outs[0];
 }
 
+std::vector<std::string> Importer::call_n(const std::string& lib, const std::string& func, std::vector<int64_t> targs,
+                                          std::vector<std::string> args, size_t results) {
+  call(lib, func, std::move(targs), std::move(args), DataType::f32(), {});
+  Call& c = calls_.back();
+  for (size_t i = 1; i < results; ++i) {
+    std::string base = static_cast<int>(i) < node_->output_size() && !node_->output(static_cast<int>(i)).empty()
+                           ? node_->output(static_cast<int>(i))
+                           : "t";
+    c.outs.push_back(unique(identifier(base, "t_")));
+  }
+  return c.outs;
+}
+
 std::string Importer::tensor_of(const Val& v) { return v.data ? emit_const(v, v.nhwc) : v.tensor; }
 
 Val Importer::layout(const Val& v, bool nhwc) {
@@ -438,6 +521,7 @@ Val Importer::reshape(const Val& v, const std::vector<int64_t>& shape) {
 
 void Importer::convert_node(const onnx::NodeProto& n) {
   const std::string& op = n.op_type();
+  check_dtypes(op);
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Max" || op == "Min" || op == "Sum") {
     std::string f = op == "Sum" ? "add" : op;
     std::transform(f.begin(), f.end(), f.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
@@ -579,8 +663,16 @@ void Importer::elementwise(const std::string& op) {
   if ((op == "add" || op == "sub" || op == "mul" || op == "div") && opset_ < 7 && attr("broadcast") &&
       attr_int("broadcast", 0) && attr("axis"))
     unsupported_attr("the legacy broadcast with an axis (opset < 7)");
-  Val acc = input(0);
-  for (size_t i = 1; i < num_inputs(); ++i) acc = binary(op, acc, input(i));
+  // float16 and bfloat16 compute in f32 and round once: exact for max and min, and correctly
+  // rounded for + - * / (f32's 24 bits are at least twice 11 bits plus 2: the double rounding is
+  // innocuous).
+  Half h = Half::None;
+  for (size_t i = 0; i < num_inputs(); ++i)
+    if (input_half(i) != Half::None) h = input_half(i);
+  auto operand = [&](size_t i) { return h == Half::None ? input(i) : half_to_f32(input(i), h); };
+  Val acc = operand(0);
+  for (size_t i = 1; i < num_inputs(); ++i) acc = binary(op, acc, operand(i));
+  if (h != Half::None) acc = f32_to_half(acc, h);
   acc.conv = -1;
   set_output(0, acc);
 }
@@ -594,8 +686,27 @@ void Importer::unary(const std::string& op) {
         Val& t = const_input(2, "training_mode");
         training = num_elements(t.shape) == 1 && get_i(t.dt, *t.data, 0) != 0;
       }
-      if (training) unsupported_attr("Dropout in training mode (random)");
-      // In inference the mask is all true.
+      if (training) {
+        // Training mode drops each element with probability `ratio` (0.5 by default): with
+        // ratio 0 it is the identity; otherwise the mask is random, and ONNX leaves the generator
+        // open (its test data are numpy's draws), so no result could be checked.
+        double ratio = opset_ < 12 ? attr_float("ratio", 0.5f) : 0.5;
+        if (opset_ >= 12 && has_input(1)) {
+          Val& r = const_input(1, "ratio");
+          if (num_elements(r.shape) != 1 || (!r.dt.is_float() && input_half(1) == Half::None))
+            fail("ratio must be a float scalar");
+          ratio = input_half(1) != Half::None ? half_to_double(input_half(1), static_cast<uint16_t>(get_i(r.dt, *r.data, 0)))
+                                              : get_f(r.dt, *r.data, 0);
+        }
+        if (ratio != 0) {
+          char text[32];
+          std::snprintf(text, sizeof text, "%g", ratio);
+          fail(std::string("Dropout in training mode with ratio ") + text +
+               " draws a random mask, which is not supported (ONNX leaves the generator open); with ratio 0 it is "
+               "the identity");
+        }
+      }
+      // In inference, and in training with ratio 0, the mask is all true.
       Val mask;
       mask.dt = DataType::boolean();
       mask.shape = x.shape;
@@ -666,16 +777,49 @@ void Importer::clip() {
   set_output(0, out);
 }
 
-void Importer::cast() {
-  Val x = input(0);
-  DataType to = tensor_dtype(static_cast<int32_t>(attr_int("to", 0)), "the target type ('to')");
-  if (x.dt == to) {
-    x.conv = -1;
-    return set_output(0, x);
+// A float16 or bfloat16 value (its u16 bits) as f32, exactly; folded for a constant.
+Val Importer::half_to_f32(const Val& v, Half h) {
+  Val out = v;
+  out.dt = DataType::f32();
+  out.conv = -1;
+  if (v.data) {
+    size_t n = static_cast<size_t>(num_elements(v.shape));
+    out.data = std::make_shared<std::vector<uint8_t>>(n * 4);
+    for (size_t i = 0; i < n; ++i)
+      put_f(out.dt, *out.data, i, half_to_double(h, static_cast<uint16_t>(get_i(DataType::u16(), *v.data, i))));
+    return out;
   }
+  std::vector<int64_t> shape = physical(v);
+  if (shape.size() > 6) fail("tensors of more than 6 dimensions are not supported");
+  out.tensor = call("onnx_move", std::string(h == Half::F16 ? "cast_f16" : "cast_bf16") + "_f32_" + std::to_string(shape.size()),
+                    shape, {v.tensor}, out.dt, shape);
+  return out;
+}
+
+// An f32 (or, for float16, f64) value as float16 or bfloat16 bits; folded for a constant.
+Val Importer::f32_to_half(const Val& v, Half h) {
+  Val out = v;
+  out.dt = DataType::u16();
+  out.conv = -1;
+  if (v.data) {
+    size_t n = static_cast<size_t>(num_elements(v.shape));
+    out.data = std::make_shared<std::vector<uint8_t>>(n * 2);
+    for (size_t i = 0; i < n; ++i) put_i(out.dt, *out.data, i, double_to_half(h, get_f(v.dt, *v.data, i)));
+    return out;
+  }
+  std::vector<int64_t> shape = physical(v);
+  if (shape.size() > 6) fail("tensors of more than 6 dimensions are not supported");
+  out.tensor = call("onnx_move", "cast_" + v.dt.str() + (h == Half::F16 ? "_f16_" : "_bf16_") + std::to_string(shape.size()),
+                    shape, {v.tensor}, out.dt, shape);
+  return out;
+}
+
+Val Importer::plain_cast(const Val& x, DataType to) {
+  if (x.dt == to) return x;
+  Val out = x;
+  out.dt = to;
+  out.conv = -1;
   if (x.data) {
-    Val out = x;
-    out.dt = to;
     size_t n = static_cast<size_t>(num_elements(x.shape));
     out.data = std::make_shared<std::vector<uint8_t>>(n * static_cast<size_t>(to.bytes()));
     for (size_t i = 0; i < n; ++i) {
@@ -683,16 +827,37 @@ void Importer::cast() {
       else if (to.is_float()) put_f(to, *out.data, i, get_f(x.dt, *x.data, i));
       else put_i(to, *out.data, i, get_i(x.dt, *x.data, i));
     }
-    return set_output(0, out);
+    return out;
   }
   std::vector<int64_t> shape = physical(x);
   if (shape.size() > 6) fail("tensors of more than 6 dimensions are not supported");
-  Val out = x;
-  out.dt = to;
-  out.conv = -1;
   out.tensor = call("onnx_move", "cast_" + x.dt.str() + "_" + to.str() + "_" + std::to_string(shape.size()), shape,
                     {x.tensor}, to, shape);
-  set_output(0, out);
+  return out;
+}
+
+// Cast. float16 and bfloat16 (u16 bits) go through f32, which holds every float16 and bfloat16
+// exactly: f32 and f64 round to float16 directly (once), anything else is first an f32 (exact for
+// every value that does not overflow float16 anyway); bfloat16 truncates the f32.
+void Importer::cast() {
+  Val x = input(0);
+  int32_t to_type = static_cast<int32_t>(attr_int("to", 0));
+  DataType to = tensor_dtype(to_type, "the target type ('to')");
+  Half from_h = input_half(0), to_h = half_kind(to_type);
+  if (x.dt == to && from_h == to_h) {
+    x.conv = -1;
+    return set_output(0, x);
+  }
+  if (from_h == Half::None && to_h == Half::None) return set_output(0, plain_cast(x, to));
+  Val cur = x;
+  if (from_h != Half::None) {
+    cur = half_to_f32(cur, from_h);
+    cur = to_h == Half::None ? plain_cast(cur, to) : f32_to_half(cur, to_h);
+  } else {
+    if (!(to_h == Half::F16 && x.dt == DataType::f64())) cur = plain_cast(cur, DataType::f32());
+    cur = f32_to_half(cur, to_h);
+  }
+  set_output(0, cur);
 }
 
 std::vector<int64_t> conv_pads(const std::string& auto_pad, const std::vector<int64_t>& pads, int64_t h, int64_t w,
@@ -794,10 +959,11 @@ void Importer::conv() {
 void Importer::batch_norm() {
   Val x = input(0);
   need_dtype(x, {DataType::f32()}, "the input");
-  for (int i = 1; i < node_->output_size(); ++i)
-    if (!node_->output(i).empty()) unsupported_attr("training mode (the mean and variance outputs)");
-  if (attr_int("training_mode", 0)) unsupported_attr("training_mode = 1");
   if (x.shape.size() < 2) fail("the input must have a channel dimension");
+  bool outputs = false;
+  for (int i = 1; i < node_->output_size(); ++i) outputs |= !node_->output(i).empty();
+  if (opset_ >= 14 && (attr_int("training_mode", 0) != 0 || outputs)) return batch_norm_training();
+  if (outputs) unsupported_attr("training mode before opset 14 (the mean, variance and saved statistics outputs)");
   int64_t c = x.shape[1];
   const char* names[4] = {"scale", "B", "mean", "var"};
   std::vector<double> v[4];
@@ -850,16 +1016,57 @@ void Importer::batch_norm() {
   set_output(0, out);
 }
 
+// BatchNormalization in training mode (opset 14 on): normalized with the batch's mean and
+// population variance per channel, and the running mean and variance outputs, input * momentum +
+// batch * (1 - momentum), as ONNX's reference (onnx_nn.dsp's batchnorm_train_f32 on x viewed as
+// [N, C, S]). The statistics inputs are constants, as in inference.
+void Importer::batch_norm_training() {
+  Val x = layout(input(0), false);
+  int64_t c = x.shape[1];
+  const char* names[4] = {"scale", "B", "input_mean", "input_var"};
+  auto p = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(4 * c * 4));
+  for (size_t i = 0; i < 4; ++i) {
+    Val& t = const_input(i + 1, names[i]);
+    if (num_elements(t.shape) != c || !t.dt.is_float()) fail(std::string(names[i]) + " must hold " + std::to_string(c) + " floats");
+    for (int64_t k = 0; k < c; ++k)
+      put_f(DataType::f32(), *p, static_cast<size_t>(static_cast<int64_t>(i) * c + k), get_f(t.dt, *t.data, static_cast<size_t>(k)));
+  }
+  auto e = std::make_shared<std::vector<uint8_t>>(8);
+  put_f(DataType::f32(), *e, 0, attr_float("epsilon", 1e-5f));
+  put_f(DataType::f32(), *e, 1, attr_float("momentum", 0.9f));
+  int64_t n = x.shape[0], spatial = num_elements(x.shape) / (n * c);
+  Val x3 = reshape(x, {n, c, spatial});
+  if (x3.data) x3.tensor = tensor_of(x3), x3.data = nullptr;
+  std::vector<std::string> outs = call_n("onnx_nn", "batchnorm_train_f32", {n, c, spatial},
+                                         {x3.tensor, emit_const(DataType::f32(), {4, c}, p, "bn_params"),
+                                          emit_const(DataType::f32(), {2}, e, "bn_eps_momentum")},
+                                         3);
+  Val y;
+  y.dt = DataType::f32();
+  y.shape = {n, c, spatial};
+  y.tensor = outs[0];
+  set_output(0, reshape(y, x.shape));
+  for (size_t i = 1; i < 3; ++i) {
+    Val r;
+    r.dt = DataType::f32();
+    r.shape = {c};
+    r.tensor = outs[i];
+    set_output(i, r);
+  }
+}
+
 void Importer::pool(bool max, bool quantized) {
   Val x = input(0);
   auto failf = [this](const std::string& m) { fail(m); };
   if (x.shape.size() == 3 && !quantized) return pool_1d(max);
-  if (x.shape.size() != 4) fail("only 1-D and 2-D pooling (3-D and 4-D inputs) is supported, got " + shape_text(x.shape));
+  if (x.shape.size() == 5 && !quantized) return pool_3d(max);
+  if (x.shape.size() != 4) fail("only 1-D, 2-D and 3-D pooling (3-D to 5-D inputs) is supported, got " + shape_text(x.shape));
   if (max || quantized) need_dtype(x, {DataType::f32(), DataType::f64(), DataType::u8(), DataType::i8()}, "the input");
   else need_dtype(x, {DataType::f32()}, "the input");
   if (quantized) need_dtype(x, {DataType::u8(), DataType::i8()}, "the input");
-  if (node_->output_size() > 1 && !node_->output(1).empty()) unsupported_attr("MaxPool's Indices output");
-  if (attr_int("storage_order", 0) != 0) unsupported_attr("storage_order = 1");
+  bool indices = max && node_->output_size() > 1 && !node_->output(1).empty();
+  int64_t storage_order = max ? attr_int("storage_order", 0) : 0;
+  if (storage_order != 0 && storage_order != 1) fail("storage_order must be 0 or 1");
   std::vector<int64_t> k = pool1d_ ? pool1d_->k : attr_ints("kernel_shape");
   if (k.size() != 2 || k[0] < 1 || k[1] < 1) fail("kernel_shape must be 2 positive values");
   std::vector<int64_t> s = pool1d_ ? pool1d_->s : attr_ints("strides", {1, 1});
@@ -904,6 +1111,17 @@ void Importer::pool(bool max, bool quantized) {
     out.tensor = call("onnx_nn", "maxpool_" + x.dt.str(),
                       {k[0], k[1], s[0], s[1], p[0], p[1], p[2] + extra[0], p[3] + extra[1], d[0], d[1], n, h, w, c},
                       {x.tensor}, x.dt, physical(out));
+    if (indices) {
+      // Indices: each maximum's position in the input flattened in ONNX's NCHW order (the
+      // [N, C, 1, L] view of a 1-D pool flattens as [N, C, L]).
+      Val ix = out;
+      ix.dt = DataType::i64();
+      ix.tensor = call("onnx_nn", "maxpool_index_" + x.dt.str(),
+                       {k[0], k[1], s[0], s[1], p[0], p[1], p[2] + extra[0], p[3] + extra[1], d[0], d[1], storage_order, n,
+                        h, w, c},
+                       {x.tensor}, ix.dt, physical(ix));
+      set_output(1, ix);
+    }
   } else {
     int64_t cip = attr_int("count_include_pad", 0) != 0;
     std::vector<std::string> args = {x.tensor};
@@ -941,10 +1159,11 @@ void Importer::pool_1d(bool max) {
   Val original = values_[name];
   values_[name] = x4;
   pool1d_ = &saved;
-  std::string out_name = node_->output(0);
-  auto inferred = inferred_.find(out_name);
-  std::optional<std::pair<DataType, std::vector<int64_t>>> keep;
-  if (inferred != inferred_.end()) keep = inferred->second, inferred_.erase(inferred);
+  std::map<std::string, std::pair<DataType, std::vector<int64_t>>> keep;  // the outputs' 1-D types
+  for (const std::string& out_name : node_->output()) {
+    auto inferred = inferred_.find(out_name);
+    if (inferred != inferred_.end()) keep.insert(*inferred), inferred_.erase(inferred);
+  }
   try {
     pool(max);
   } catch (...) {
@@ -954,9 +1173,72 @@ void Importer::pool_1d(bool max) {
   }
   pool1d_ = nullptr;
   values_[name] = original;
-  if (keep) inferred_[out_name] = *keep;
-  Val y = values_[out_name];
-  set_output(0, reshape(y, {y.shape[0], y.shape[1], y.shape[3]}));
+  for (const auto& kv : keep) inferred_.insert(kv);
+  for (int i = 0; i < node_->output_size() && i < 2; ++i) {
+    if (node_->output(i).empty()) continue;
+    Val y = values_[node_->output(i)];
+    set_output(static_cast<size_t>(i), reshape(y, {y.shape[0], y.shape[1], y.shape[3]}));
+  }
+}
+
+// 3-D pooling of [N, C, D, H, W] in that layout (onnx_nn.dsp's maxpool3d and avgpool3d).
+void Importer::pool_3d(bool max) {
+  Val x = input(0);
+  if (max) need_dtype(x, {DataType::f32(), DataType::f64(), DataType::u8(), DataType::i8()}, "the input");
+  else need_dtype(x, {DataType::f32()}, "the input");
+  if (max && node_->output_size() > 1 && !node_->output(1).empty()) unsupported_attr("MaxPool's Indices output of a 3-D pool");
+  std::vector<int64_t> k = attr_ints("kernel_shape"), s = attr_ints("strides", {1, 1, 1}), d = attr_ints("dilations", {1, 1, 1});
+  if (k.size() != 3 || s.size() != 3 || d.size() != 3) fail("kernel_shape, strides and dilations must have 3 values");
+  for (int a = 0; a < 3; ++a)
+    if (k[a] < 1 || s[a] < 1 || d[a] < 1) fail("kernel_shape, strides and dilations must be positive");
+  if (!max && (d[0] != 1 || d[1] != 1 || d[2] != 1)) unsupported_attr("dilations in AveragePool");
+  for (const auto* list : {&k, &s, &d})
+    for (int64_t v : *list) small(v, "a window, stride or dilation value");
+  std::vector<int64_t> in = {x.shape[2], x.shape[3], x.shape[4]};
+  std::vector<int64_t> p = attr_ints("pads", {0, 0, 0, 0, 0, 0});
+  for (int64_t v : p) small(v, "a pad");
+  std::string auto_pad = attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "VALID") {
+    p.assign(6, 0);
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (int a = 0; a < 3; ++a) {
+      int64_t o = (in[a] + s[a] - 1) / s[a];
+      int64_t total = std::max<int64_t>(0, (o - 1) * s[a] + (k[a] - 1) * d[a] + 1 - in[a]);
+      int64_t lo = total / 2, hi = total - lo;
+      p[a] = auto_pad == "SAME_UPPER" ? lo : hi;
+      p[a + 3] = auto_pad == "SAME_UPPER" ? hi : lo;
+    }
+  } else if (auto_pad != "NOTSET") {
+    fail("auto_pad '" + comment_text(auto_pad) + "' is not supported");
+  }
+  if (p.size() != 6) fail("pads must have 6 values for a 3-D operator");
+  for (int64_t v : p)
+    if (v < 0) fail("negative pads are not supported");
+  bool ceil_mode = attr_int("ceil_mode", 0) != 0;
+  std::vector<int64_t> o(3), extra(3);
+  for (int a = 0; a < 3; ++a) {
+    int64_t span = in[a] + p[a] + p[a + 3] - ((k[a] - 1) * d[a] + 1);
+    if (span < 0) fail("the window is larger than the padded input");
+    o[a] = (ceil_mode ? (span + s[a] - 1) / s[a] : span / s[a]) + 1;
+    if (ceil_mode && (o[a] - 1) * s[a] >= in[a] + p[a]) --o[a];
+    extra[a] = std::max<int64_t>(0, (o[a] - 1) * s[a] + (k[a] - 1) * d[a] + 1 - (in[a] + p[a] + p[a + 3]));
+  }
+  Val out;
+  out.dt = x.dt;
+  out.shape = {x.shape[0], x.shape[1], o[0], o[1], o[2]};
+  std::vector<int64_t> tail = {x.shape[0], x.shape[1], in[0], in[1], in[2]};
+  if (max) {
+    std::vector<int64_t> targs = {k[0], k[1], k[2], s[0], s[1], s[2], p[0], p[1], p[2], p[3] + extra[0], p[4] + extra[1],
+                                  p[5] + extra[2], d[0], d[1], d[2]};
+    targs.insert(targs.end(), tail.begin(), tail.end());
+    out.tensor = call("onnx_nn", "maxpool3d_" + x.dt.str(), targs, {tensor_of(x)}, x.dt, out.shape);
+  } else {
+    std::vector<int64_t> targs = {k[0], k[1], k[2], s[0], s[1], s[2], p[0], p[1], p[2], p[3], p[4], p[5],
+                                  extra[0], extra[1], extra[2], attr_int("count_include_pad", 0) != 0};
+    targs.insert(targs.end(), tail.begin(), tail.end());
+    out.tensor = call("onnx_nn", "avgpool3d_f32", targs, {tensor_of(x)}, x.dt, out.shape);
+  }
+  set_output(0, out);
 }
 
 void Importer::global_pool(bool max) {
@@ -1320,7 +1602,7 @@ void Importer::slice() {
       e = std::clamp<int64_t>(e, -1, d - 1);
       count[a] = b > e ? (b - e - st - 1) / -st : 0;
     }
-    if (count[a] == 0) fail("the slice of dimension " + std::to_string(a) + " is empty (empty tensors are not supported)");
+    if (count[a] == 0) fail("the slice of dimension " + std::to_string(a) + " is empty: dspc's tensors have positive extents, so a tensor without elements cannot be computed");
     s[a] = b;
     t[a] = st;
   }
@@ -1490,7 +1772,7 @@ void Importer::constant() {
 std::string onnx_supported_ops() {
   std::string s;
   for (const onnx_import::OpInfo& op : onnx_import::kOps) {
-      std::string line = std::string(op.name) + " (opsets " + std::to_string(op.first_opset) + "-17)";
+    std::string line = std::string(op.name) + " (opsets " + std::to_string(op.first_opset) + "-17) [" + op.dtypes + "]";
     if (*op.note) line += ": " + std::string(op.note);
     s += line + "\n";
   }

@@ -146,16 +146,39 @@ void Importer::matmul_integer(bool qlinear) {
   const std::vector<DataType> q = {DataType::u8(), DataType::i8()};
   need_dtype(a, q, "A");
   need_dtype(b, q, "B");
-  if (a.shape.size() != 2 || b.shape.size() != 2) fail("only 2-D operands are supported");
-  int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
-  if (b.shape[0] != k) fail("the inner dimensions differ: " + shape_text(a.shape) + " x " + shape_text(b.shape));
+  if (a.shape.empty() || b.shape.empty()) fail("a scalar operand");
+  // numpy's matmul: a 1-D operand gains a dimension that the result drops; batch dimensions
+  // (ranks 3 and 4) broadcast.
+  bool a_vec = a.shape.size() == 1, b_vec = b.shape.size() == 1;
+  if (a_vec) a = reshape(a, {1, a.shape[0]});
+  if (b_vec) b = reshape(b, {b.shape[0], 1});
+  size_t r = std::max(a.shape.size(), b.shape.size());
+  if (r > 4) fail("operands of more than 4 dimensions are not supported");
+  auto expand = [&](Val v) {
+    if (v.shape.size() == r) return v;
+    std::vector<int64_t> s(r - v.shape.size(), 1);
+    s.insert(s.end(), v.shape.begin(), v.shape.end());
+    return reshape(v, s);
+  };
+  a = expand(a);
+  b = expand(b);
+  int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
+  if (b.shape[r - 2] != k) fail("the inner dimensions differ: " + shape_text(a.shape) + " x " + shape_text(b.shape));
+  std::vector<int64_t> batch_targs, out_shape;
+  for (size_t i = 0; i + 2 < r; ++i) batch_targs.push_back(a.shape[i]);
+  for (size_t i = 0; i + 2 < r; ++i) {
+    batch_targs.push_back(b.shape[i]);
+    if (a.shape[i] != b.shape[i] && a.shape[i] != 1 && b.shape[i] != 1) fail("the batch dimensions do not broadcast");
+    out_shape.push_back(std::max(a.shape[i], b.shape[i]));
+  }
+  out_shape.insert(out_shape.end(), {m, n});
   DataType zt;
   std::vector<int64_t> za = zero_points(qlinear ? 2 : 2, m, zt, "a_zero_point");
   std::vector<int64_t> zb = zero_points(qlinear ? 5 : 3, n, zt, "b_zero_point");
   std::vector<std::string> args = {tensor_of(a), tensor_of(b), emit_const(DataType::i32(), {m}, i32_bytes(za), "a_zero_point"),
                                    emit_const(DataType::i32(), {n}, i32_bytes(zb), "b_zero_point")};
   Val out;
-  out.shape = {m, n};
+  out.shape = out_shape;
   std::string func = "_" + a.dt.str() + "_" + b.dt.str();
   if (qlinear) {
     out.dt = requantization_args(n, args);
@@ -164,7 +187,13 @@ void Importer::matmul_integer(bool qlinear) {
     out.dt = DataType::i32();
     func = "matmul_integer" + func;
   }
-  out.tensor = call("onnx_quant", func, {m, k, n}, args, out.dt, out.shape);
+  if (r > 2) func += "_" + std::to_string(r);
+  batch_targs.insert(batch_targs.end(), {m, k, n});
+  out.tensor = call("onnx_quant", func, batch_targs, args, out.dt, out.shape);
+  std::vector<int64_t> final_shape(out_shape.begin(), out_shape.end() - 2);
+  if (!a_vec) final_shape.push_back(m);
+  if (!b_vec) final_shape.push_back(n);
+  if (final_shape != out.shape) out = reshape(out, final_shape);
   set_output(0, out);
 }
 

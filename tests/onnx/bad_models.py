@@ -41,21 +41,37 @@ def cases():
     m = model([helper.make_node("Relu", ["x"], ["y"], name="r")], [f32("x", ["N", 4])], [f32("y", ["N", 4])])
     yield "dynamic", m, [], "graph input 'x' has a dynamic or empty dimension 0 ('N'); give its shape with --input-shape"
     yield "shape-unknown-input", m, ["--input-shape", "nope=1x4"], "--input-shape nope=...: the model has no input 'nope'"
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="r")], [f32("x", [0, 4])], [f32("y", [0, 4])])
+    yield "empty-input", m, [], "graph input 'x' has an empty dimension 0 (extent 0): dspc's tensors have positive extents"
     m = model([helper.make_node("Erf", ["x"], ["y"], name="erf1")], [f32("x", [1, 4])], [f32("y", [1, 4])])
     yield "unsupported-op", m, [], "node 0 'erf1' (Erf, opset 13): operator 'Erf' is not supported; dspc supports Add,"
     m = model([helper.make_node("Pad", ["x", "p"], ["y"], name="pad1", mode="wrap")], [f32("x", [1, 4])],
               [f32("y", [1, 6])], [helper.make_tensor("p", TensorProto.INT64, [4], [0, 1, 0, 1])])
     yield "unsupported-attr", m, [], "node 0 'pad1' (Pad, opset 13): mode 'wrap' is not supported"
-    m = model([helper.make_node("MaxPool", ["x"], ["y", "i"], name="mp", kernel_shape=[2, 2])], [f32("x", [1, 1, 4, 4])],
-              [f32("y", [1, 1, 3, 3]), helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 3, 3])])
-    yield "unsupported-output", m, [], "node 0 'mp' (MaxPool, opset 13): MaxPool's Indices output is not supported"
+    # MaxPool's Indices output is supported for 1-D and 2-D pools, not 3-D ones.
+    m = model([helper.make_node("MaxPool", ["x"], ["y", "i"], name="mp", kernel_shape=[2, 2, 2])],
+              [f32("x", [1, 1, 4, 4, 4])],
+              [f32("y", [1, 1, 3, 3, 3]), helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1, 3, 3, 3])])
+    yield "unsupported-output", m, [], "node 0 'mp' (MaxPool, opset 13): MaxPool's Indices output of a 3-D pool is not supported"
     m = model([helper.make_node("Reshape", ["x", "s"], ["y"], name="rs")],
               [f32("x", [2, 2]), helper.make_tensor_value_info("s", TensorProto.INT64, [1])], [f32("y", [4])])
     yield "dynamic-shape-input", m, [], "node 0 'rs' (Reshape, opset 13): input 1 (shape, 's') must be a constant"
     m = model([helper.make_node("Relu", ["x"], ["y"], name="r")],
               [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [4])],
               [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [4])])
-    yield "float16", m, [], "graph input 'x' has element type FLOAT16, which dspc does not support"
+    # float16 is held as u16 bits, and Relu does not take it: refused at the node.
+    yield "float16", m, [], "node 0 'r' (Relu, opset 13): input 0 ('x') is f16; Relu takes i8 i16 i32 i64"
+    m = model([helper.make_node("Cast", ["x"], ["y"], name="c", to=TensorProto.STRING)], [f32("x", [4])],
+              [helper.make_tensor_value_info("y", TensorProto.STRING, [4])])
+    yield "cast-string", m, [], "node 0 'c' (Cast, opset 13): output 0 ('y') is STRING; Cast takes"
+    m = model([helper.make_node("Identity", ["x"], ["y"], name="i")],
+              [helper.make_tensor_value_info("x", TensorProto.STRING, [4])],
+              [helper.make_tensor_value_info("y", TensorProto.STRING, [4])])
+    yield "string-input", m, [], "graph input 'x' has element type STRING, which dspc does not support (dspc's tensors hold numbers"
+    m = model([helper.make_node("Dropout", ["x", "r", "t"], ["y"], name="d")], [f32("x", [4])], [f32("y", [4])],
+              [helper.make_tensor("r", TensorProto.FLOAT, [], [0.25]), helper.make_tensor("t", TensorProto.BOOL, [], [True])])
+    yield "dropout-random", m, [], ("node 0 'd' (Dropout, opset 13): Dropout in training mode with ratio 0.25 draws a "
+                                    "random mask, which is not supported")
     m = model([helper.make_node("Conv", ["x", "w"], ["y"], name="c1d")], [f32("x", [1, 1, 8]), f32("w", [1, 1, 3])],
               [f32("y", [1, 1, 6])])
     yield "conv1d", m, [], "node 0 'c1d' (Conv, opset 13): only 2-D convolutions (4-D inputs) are supported"

@@ -11,9 +11,13 @@ static graphs); `dspc run` runs the model on the target with the other inputs as
 each output is compared with the expected one: rtol 1e-3 and atol 1e-7 for floats (NaN equal to
 NaN), exact for integers and bool, as ONNX's backend test runner does.
 
-A test is *applicable* when every operator of its model is in `dspc --list-onnx-ops`. The exit
-code is 0 when every applicable test of the selection passes, 1 otherwise. --table writes the
-per-operator table (passed / applicable) as Markdown.
+A test is *applicable* when every node's operator is in `dspc --list-onnx-ops` and the element
+types of the node's inputs and outputs are in that operator's dtype list there (ONNX's shape
+inference gives them), unless its expected outputs are random draws that ONNX does not specify (a
+Dropout in training mode with a ratio above 0: numpy's generator made them). float16 values are
+given to dspc and read back as their bits (u16), as the importer holds them; bfloat16 values are
+their bits in ONNX's own test data. The exit code is 0 when every applicable test of the selection
+passes, 1 otherwise. --table writes the per-operator table (passed / applicable) as Markdown.
 
 Runs with the Python that has onnx and numpy (Debian's python3-onnx: /usr/bin/python3).
 """
@@ -58,8 +62,50 @@ NP_TO_DSPC = {"float32": "f32", "float64": "f64", "int8": "i8", "int16": "i16", 
 
 
 def supported_ops(dspc):
+    """op -> the set of element types (dspc's names) its inputs and outputs may have."""
     out = subprocess.run([dspc, "--list-onnx-ops"], capture_output=True, text=True, check=True).stdout
-    return {line.split(" ")[0] for line in out.splitlines() if line.strip()}
+    ops = {}
+    for line in out.splitlines():
+        m = re.match(r"^(\w+) \(opsets [^)]*\) \[([^\]]*)\]", line)
+        if m:
+            ops[m.group(1)] = set(m.group(2).split())
+    return ops
+
+
+ELEM_NAMES = {1: "f32", 2: "u8", 3: "i8", 4: "u16", 5: "i16", 6: "i32", 7: "i64", 8: "string", 9: "bool",
+              10: "f16", 11: "f64", 12: "u32", 13: "u64", 14: "complex64", 15: "complex128", 16: "bf16"}
+
+
+def applicability(model, values, supported):
+    """(applicable, why not): every node's operator and element types supported, and the expected
+    outputs not random."""
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model)
+    except Exception:  # a model shape inference rejects: judge by the declared types alone
+        inferred = model
+    g = inferred.graph
+    types = {}
+    for v in list(g.input) + list(g.output) + list(g.value_info):
+        if v.type.HasField("tensor_type"):
+            types[v.name] = ELEM_NAMES.get(v.type.tensor_type.elem_type, "?")
+    for t in g.initializer:
+        types[t.name] = ELEM_NAMES.get(t.data_type, "?")
+    consts = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+    for node in g.node:
+        if node.op_type == "Constant" and node.attribute and node.attribute[0].name == "value":
+            consts[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
+    consts.update(values)
+    for node in g.node:
+        if node.op_type not in supported:
+            return False, "operator %s" % node.op_type
+        for name in list(node.input) + list(node.output):
+            if name and name in types and types[name] not in supported[node.op_type]:
+                return False, "%s on %s" % (node.op_type, types[name])
+        if node.op_type == "Dropout" and len(node.input) > 2 and node.input[2] in consts and bool(consts[node.input[2]]):
+            ratio = float(consts[node.input[1]]) if len(node.input) > 1 and node.input[1] in consts else 0.5
+            if ratio != 0:
+                return False, "random (Dropout in training mode)"
+    return True, ""
 
 
 def load_tensors(folder, kind):
@@ -94,13 +140,13 @@ def run_test(dspc, target, folder, supported, timeout):
     name = os.path.basename(folder)
     model = onnx.load(os.path.join(folder, "model.onnx"))
     ops = sorted({n.op_type for n in model.graph.node})
-    applicable = all(op in supported for op in ops)
-    result = {"name": name, "ops": ops, "applicable": applicable, "status": "skip", "why": ""}
     data_dir = os.path.join(folder, "test_data_set_0")
     inputs = load_tensors(data_dir, "input")
     expected = load_tensors(data_dir, "output")
     graph_inputs = [i.name for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
     values = dict(zip(graph_inputs, inputs))
+    applicable, why_not = applicability(model, values, supported)
+    result = {"name": name, "ops": ops, "applicable": applicable, "status": "skip", "why": "", "not_applicable": why_not}
     frozen = set()
     for node in model.graph.node:
         for pos in CONST_INPUTS.get(node.op_type, []):
@@ -128,7 +174,10 @@ def run_test(dspc, target, folder, supported, timeout):
             if onnx_name in frozen or dname not in declared:
                 continue  # a constant now, or not read by the compiled graph
             f = os.path.join(tmp, "in_%s.npy" % dname)
-            np.save(f, np.ascontiguousarray(values[onnx_name]).reshape(declared[dname]))
+            value = np.ascontiguousarray(values[onnx_name])
+            if value.dtype == np.float16:  # dspc holds float16 as its bits
+                value = value.view(np.uint16)
+            np.save(f, value.reshape(declared[dname]))
             cmd += ["--input", "%s=%s" % (dname, f)]
         for dname, _, _ in outs:
             cmd += ["--output", "%s=%s" % (dname, os.path.join(tmp, "out_%s.npy" % dname))]
@@ -145,6 +194,8 @@ def run_test(dspc, target, folder, supported, timeout):
                 result["why"] = "%s: %d elements, expected %d" % (dname, got.size, want.size)
                 return result
             got = got.reshape(want.shape)
+            if want.dtype == np.float16 and got.dtype == np.uint16:
+                got = got.view(np.float16)
             if want.dtype.kind == "f":
                 ok = np.allclose(got, want, rtol=1e-3, atol=1e-7, equal_nan=True)
             else:
@@ -216,7 +267,8 @@ def main():
             try:
                 r = fut.result()
             except Exception as e:  # a test the harness cannot read (a model onnx rejects)
-                r = {"name": futures[fut], "ops": [], "applicable": False, "status": "error", "why": str(e)}
+                r = {"name": futures[fut], "ops": [], "applicable": False, "status": "error", "why": str(e),
+                     "not_applicable": "the harness cannot read its data (%s)" % str(e).split("\n")[0][:100]}
             results.append(r)
     results.sort(key=lambda r: r["name"])
     failed = 0
@@ -225,7 +277,7 @@ def main():
             failed += 1
             print("FAIL %s (%s): %s" % (r["name"], ", ".join(r["ops"]), r["why"]))
         elif args.verbose:
-            print("%s %s%s" % (r["status"].upper(), r["name"], "" if r["applicable"] else " (not applicable)"))
+            print("%s %s%s" % (r["status"].upper(), r["name"], "" if r["applicable"] else " (not applicable: %s)" % r.get("not_applicable", "")))
     passed = sum(r["status"] == "pass" for r in results)
     applicable = sum(r["applicable"] for r in results)
     print("%s: %d passed / %d applicable / %d node tests" % (args.target, passed, applicable, len(results)))
