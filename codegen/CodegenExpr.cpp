@@ -1086,6 +1086,8 @@ llvm::Value* FunctionCodegen::eval_load(const Load* op) {
     if (llvm::Value* v = runs_load(op, mty)) return v;
   if (!op->dtype.is_bool() && op->dtype.is_vector())
     if (llvm::Value* v = splat_runs_load(op)) return v;
+  if (!op->dtype.is_bool() && op->dtype.is_vector())
+    if (llvm::Value* v = table_load(op, mty)) return v;
   Access a = address(op->buffer, op->indices);
   llvm::Value* v = nullptr;
   if (a.is_gather && target_.arch == Arch::hexagon) {
@@ -1118,6 +1120,94 @@ llvm::Value* FunctionCodegen::eval_load(const Load* op) {
   }
   if (op->dtype.is_bool()) return b_.CreateICmpNE(v, constant(mty, 0));
   return v;
+}
+
+// A gather from a small table: a load of 8-, 16- or 32-bit elements whose index, by its bounds
+// (IndexBounds: a byte read from memory is in [0, 255], a clamp bounds its value), reads at most
+// 256 elements lo..hi of the buffer, all inside it (T[i32(I[x])], T[i32(clamp(J[x], 0, 63))]).
+// The table's registers (the aligned vectors holding its elements, realigned) and the index
+// minus lo as bytes, looked up by the target (TargetHooks::table_lookup, HVX: vlut32/vlut16)
+// per register of indices (32-bit elements as two halfword tables), instead of a lane-by-lane
+// gather. Null otherwise.
+llvm::Value* FunctionCodegen::table_load(const Load* op, llvm::Type* mty) {
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(mty);
+  int64_t width = target_.vector_bytes;
+  if (!vt || !width || op->indices.size() != 1 || !vt->getElementType()->isIntegerTy() ||
+      (vt->getScalarSizeInBits() != 8 && vt->getScalarSizeInBits() != 16 && vt->getScalarSizeInBits() != 32))
+    return nullptr;
+  const Expr& idx = op->indices[0];
+  if (!idx.dtype().is_integer() || idx.dtype().lanes < 2) return nullptr;
+  Expr base;
+  std::vector<int64_t> off;
+  if (lane_offsets(idx, op->dtype.lanes, base, off)) return nullptr;  // the other loads' case
+  Interval r = IndexBounds().of(idx);
+  int64_t n = op->buffer->num_elements();
+  if (r.lo < 0 || r.hi >= n || r.hi - r.lo >= 256) return nullptr;
+  int64_t lo = static_cast<int64_t>(r.lo), hi = static_cast<int64_t>(r.hi);
+  unsigned eb = vt->getScalarSizeInBits() / 8;
+  unsigned per = unsigned(width) / eb;
+  unsigned entries = unsigned(hi - lo + 1);
+  // The table: per register, the window of its elements (no aligned vector past hi's read).
+  auto* piece_ty = llvm::FixedVectorType::get(vt->getElementType(), per);
+  llvm::Value* start = handle_of(op->buffer);
+  std::vector<llvm::Value*> table;
+  for (int64_t at = lo; at <= hi; at += per) {
+    llvm::Value* first = b_.CreateConstGEP1_64(vt->getElementType(), start, at);
+    llvm::Value* last = b_.CreateConstGEP1_64(vt->getElementType(), start, std::min<int64_t>(at + per - 1, hi));
+    llvm::Value* w = hooks_->load_window(b_, piece_ty, first, last);
+    if (!w) return nullptr;
+    table.push_back(w);
+  }
+  // 32-bit elements: their low and their high halves as two halfword tables, looked up apart
+  // and interleaved back into words.
+  std::vector<llvm::Value*> halves[2];
+  if (eb == 4) {
+    auto* wide_ty = llvm::FixedVectorType::get(b_.getInt32Ty(), 2 * per);
+    auto* half_ty = llvm::FixedVectorType::get(b_.getInt16Ty(), 2 * per);
+    for (size_t t = 0; t < table.size(); t += 2) {
+      llvm::Value* two = t + 1 < table.size() ? llvm::concatenateVectors(b_, {table[t], table[t + 1]})
+                                              : llvm::concatenateVectors(b_, {table[t], llvm::PoisonValue::get(piece_ty)});
+      two = b_.CreateBitCast(two, wide_ty);
+      halves[0].push_back(b_.CreateTrunc(two, half_ty));
+      halves[1].push_back(b_.CreateTrunc(b_.CreateLShr(two, 16), half_ty));
+    }
+  }
+  // The index minus lo as bytes: a byte vector widened by a cast is read as it is.
+  llvm::Value* bytes = nullptr;
+  const auto* c = idx.as<Cast>();
+  if (c && lo == 0 && c->value.dtype().is_uint() && c->value.dtype().bits == 8) {
+    bytes = eval(c->value);
+  } else {
+    Expr narrow = c && c->value.dtype().is_integer() && c->value.dtype().bits < idx.dtype().bits ? c->value : idx;
+    llvm::Value* x = eval(narrow);
+    if (lo) x = b_.CreateSub(x, constant(x->getType(), lo));
+    bytes = b_.CreateTrunc(x, llvm::FixedVectorType::get(b_.getInt8Ty(), unsigned(op->dtype.lanes)));
+  }
+  unsigned lanes = unsigned(op->dtype.lanes), step = unsigned(width);
+  std::vector<llvm::Value*> parts;
+  for (unsigned at = 0; at < lanes; at += step) {
+    std::vector<int> mask;
+    for (unsigned i = 0; i < step; ++i) mask.push_back(at + i < lanes ? int(at + i) : -1);
+    llvm::Value* chunk = b_.CreateShuffleVector(bytes, mask);
+    if (eb == 4) {
+      llvm::Value* low = hooks_->table_lookup(b_, halves[0], entries, chunk);
+      llvm::Value* high = low ? hooks_->table_lookup(b_, halves[1], entries, chunk) : nullptr;
+      if (!high) return nullptr;
+      llvm::Value* words = b_.CreateShuffleVector(low, high, llvm::createInterleaveMask(step, 2));
+      parts.push_back(b_.CreateBitCast(words, llvm::FixedVectorType::get(b_.getInt32Ty(), step)));
+      continue;
+    }
+    llvm::Value* v = hooks_->table_lookup(b_, table, entries, chunk);
+    if (!v) return nullptr;
+    parts.push_back(v);
+  }
+  llvm::Value* whole = parts.size() == 1 ? parts[0] : llvm::concatenateVectors(b_, parts);
+  if (llvm::cast<llvm::FixedVectorType>(whole->getType())->getNumElements() != lanes) {
+    std::vector<int> mask;
+    for (unsigned i = 0; i < lanes; ++i) mask.push_back(int(i));
+    whole = b_.CreateShuffleVector(whole, mask);
+  }
+  return b_.CreateBitCast(whole, mty);
 }
 
 int64_t FunctionCodegen::split_bytes(llvm::Type* t) const {

@@ -221,6 +221,42 @@ class HexagonHooks : public TargetHooks {
     return b.CreateBitCast(v, ty);
   }
 
+  // vlut32 for byte tables, vlut16 for halfword tables (Halide's vlut256): each table register
+  // shuffled (vshuffb/vshuffh: its two halves interleaved, the instructions' layout), then
+  // per 32 (vlut32) or 16 (vlut16) entries one lookup, the first plain and the others or-ed
+  // into it (:oracc), none for entries past the table's. vlut16 gives its two registers the
+  // even and the odd index bytes: the indices go in interleaved (vshuffb), so that they come
+  // out as the first and the second 64 lanes.
+  llvm::Value* table_lookup(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& table, unsigned entries,
+                            llvm::Value* idx) override {
+    auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+    uint64_t bits = words->getPrimitiveSizeInBits();
+    if (table.empty() || entries == 0 || entries > 256 || idx->getType()->getPrimitiveSizeInBits() != bits)
+      return nullptr;
+    unsigned eb = unsigned(table[0]->getType()->getScalarSizeInBits() / 8);
+    if ((eb != 1 && eb != 2) || table[0]->getType()->getPrimitiveSizeInBits() != bits) return nullptr;
+    unsigned per = unsigned(bits / 8) / eb;      // entries per table register
+    unsigned span = eb == 1 ? 32 : 16;           // entries per lookup
+    llvm::Value* index = b.CreateBitCast(idx, words);
+    if (eb == 2) index = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_vshuffb_128B, {}, {index});
+    llvm::Value* acc = nullptr;
+    for (unsigned j = 0; j < table.size(); ++j) {
+      llvm::Value* t = b.CreateBitCast(table[j], words);
+      t = b.CreateIntrinsic(eb == 1 ? llvm::Intrinsic::hexagon_V6_vshuffb_128B : llvm::Intrinsic::hexagon_V6_vshuffh_128B,
+                            {}, {t});
+      for (unsigned m = j * per / span; m < (j + 1) * per / span && m * span < entries; ++m) {
+        if (!acc)
+          acc = b.CreateIntrinsic(eb == 1 ? llvm::Intrinsic::hexagon_V6_vlutvvb_128B : llvm::Intrinsic::hexagon_V6_vlutvwh_128B,
+                                  {}, {index, t, b.getInt32(m)});
+        else
+          acc = b.CreateIntrinsic(eb == 1 ? llvm::Intrinsic::hexagon_V6_vlutvvb_oracc_128B
+                                          : llvm::Intrinsic::hexagon_V6_vlutvwh_oracc_128B,
+                                  {}, {acc, index, t, b.getInt32(m)});
+      }
+    }
+    return b.CreateBitCast(acc, llvm::FixedVectorType::get(b.getIntNTy(eb * 8), unsigned(bits / 8)));
+  }
+
   // vmux(Q, t, f) per register, Q = vandvrt of a constant byte vector (1 in each byte of a
   // lane the condition takes from t), which LLVM hoists out of loops.
   llvm::Value* constant_select(llvm::IRBuilder<>& b, llvm::Constant* cond, llvm::Value* t, llvm::Value* f) override {
