@@ -553,6 +553,22 @@ llvm::Value* FunctionCodegen::interleaved_load(const Load* op, llvm::Type* mty) 
   return nullptr;
 }
 
+// Whether LLVM 19's Hexagon backend shuffles lanes from..from + n of `off` (one register)
+// well by itself: one arithmetic progression (I[2 * x + 1], I[3 * x]: vpacke, vdeal, vdelta),
+// or runs of consecutive elements at least half a register long (a fused loop's two pixels of
+// 64 channels: one vshuff). Other permutations it may lower lane by lane.
+static bool llvm_shuffles_well(const std::vector<int64_t>& off, size_t from, int64_t n) {
+  bool stride = true;
+  for (int64_t i = 2; i < n && stride; ++i) stride = off[from + i] - off[from + i - 1] == off[from + 1] - off[from];
+  if (stride) return true;
+  for (int64_t i = 0, run = 1; i < n; ++i, ++run) {
+    if (i + 1 < n && off[from + i + 1] == off[from + i] + 1) continue;
+    if (2 * run < n) return false;
+    run = 0;
+  }
+  return true;
+}
+
 // A vector load whose lanes read known offsets from an aligned scalar base (plus a constant),
 // each vector register's worth of lanes within at most four neighbouring aligned vectors: a
 // clamped tap at a constant position (I[y, max(x - 1, 0)] over the first vector of a row reads
@@ -615,6 +631,37 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
   std::vector<llvm::Value*> pieces;
   for (size_t r = 0; r < first_block.size(); ++r) {
     int64_t b = first_block[r];
+    if (blocks[r] > 1 && !llvm_shuffles_well(off, r * per, per)) {
+      // Not a constant stride nor long runs (I[3 * x / 2], I[x / 8 * 9 + x % 8], a fused loop's
+      // runs of 32 bytes), which LLVM 19's Hexagon backend may lower lane by lane: per block, a
+      // one-register permute of the lanes it holds (TargetHooks::permute: vdelta/vrdelta),
+      // merged by selects of constant lanes (vmux).
+      llvm::Value* v = nullptr;
+      for (int64_t j = 0; j < blocks[r]; ++j) {
+        std::vector<int> mask(per, -1);
+        std::vector<llvm::Constant*> mine;
+        bool any = false;
+        for (int64_t i = 0; i < per; ++i) {
+          int64_t at = off[r * per + i] - (b + j) * per;
+          bool here = at >= 0 && at < per;
+          if (here) mask[i] = static_cast<int>(at), any = true;
+          mine.push_back(b_.getInt1(here));
+        }
+        if (!any) continue;
+        llvm::Value* blk = block(b + j);
+        llvm::Value* p = hooks_->permute(b_, blk, mask);
+        if (!p) p = b_.CreateShuffleVector(blk, mask);
+        if (!v) {
+          v = p;
+          continue;
+        }
+        llvm::Constant* cond = llvm::ConstantVector::get(mine);
+        llvm::Value* sel = hooks_->constant_select(b_, cond, p, v);
+        v = sel ? sel : b_.CreateSelect(cond, p, v);
+      }
+      pieces.push_back(v);
+      continue;
+    }
     std::vector<int> mask;
     for (int64_t i = 0; i < per; ++i) {
       int64_t at = off[r * per + i] - b * per;
@@ -655,7 +702,8 @@ llvm::Value* FunctionCodegen::unaligned_window_load(const Load* op, llvm::Type* 
     int64_t lo = off[p], hi = off[p];
     for (int64_t i = p; i < p + per; ++i) lo = std::min(lo, off[i]), hi = std::max(hi, off[i]);
     // A register of one element is a scalar load and a broadcast (splat_runs_load), no permute.
-    if (hi - lo >= per || hi == lo) return nullptr;
+    // Lanes over two windows' worth of elements: a gather.
+    if (hi - lo >= 2 * per || hi == lo) return nullptr;
     for (int64_t i = p; i < p + per && plain; ++i) plain = off[i] - off[p] == i - p;
     lows.push_back(lo);
     highs.push_back(hi);
@@ -674,6 +722,39 @@ llvm::Value* FunctionCodegen::unaligned_window_load(const Load* op, llvm::Type* 
   for (size_t r = 0; r < lows.size(); ++r) {
     std::vector<int> mask;
     for (int64_t i = 0; i < per; ++i) mask.push_back(static_cast<int>(off[r * per + i] - lows[r]));
+    if (highs[r] - lows[r] >= per) {
+      // Lanes over more than one window (a strided or blocked permutation, I[3 * x / 2],
+      // I[x / 8 * 9 + x % 8]): the window from lo and the next one, which reads no aligned
+      // block past hi's, and a two-vector permute (vdelta/vrdelta and a vmux on HVX).
+      llvm::Value* at = b_.CreateConstGEP1_64(vt->getElementType(), start, lows[r]);
+      llvm::Value* next = b_.CreateConstGEP1_64(vt->getElementType(), start, lows[r] + per);
+      llvm::Value* last = b_.CreateConstGEP1_64(vt->getElementType(), start, highs[r]);
+      llvm::Value* a = hooks_->load_window(b_, piece_ty, at, next);
+      llvm::Value* c = a ? hooks_->load_window(b_, piece_ty, next, last) : nullptr;
+      if (!c) return nullptr;
+      if (llvm_shuffles_well(off, r * per, per)) {
+        pieces.push_back(b_.CreateShuffleVector(a, c, mask));
+        continue;
+      }
+      // One single-vector permute of each window (LLVM 19's Hexagon backend lowers a
+      // two-source shuffle lane by lane, a one-source one as vdelta/vrdelta), the lanes of the
+      // second taken by a select of constant lanes (vmux).
+      std::vector<int> first(per, -1), second(per, -1);
+      std::vector<llvm::Constant*> take_second;
+      for (int64_t i = 0; i < per; ++i) {
+        bool in_second = mask[i] >= per;
+        (in_second ? second : first)[i] = in_second ? mask[i] - static_cast<int>(per) : mask[i];
+        take_second.push_back(b_.getInt1(in_second));
+      }
+      llvm::Value* pa = hooks_->permute(b_, a, first);
+      llvm::Value* pc = hooks_->permute(b_, c, second);
+      if (!pa) pa = b_.CreateShuffleVector(a, first);
+      if (!pc) pc = b_.CreateShuffleVector(c, second);
+      llvm::Constant* cond = llvm::ConstantVector::get(take_second);
+      llvm::Value* v = hooks_->constant_select(b_, cond, pc, pa);
+      pieces.push_back(v ? v : b_.CreateSelect(cond, pc, pa));
+      continue;
+    }
     // Only when lo and hi share one aligned vector (two blocks and a valign: LLVM 19 merged
     // that valign with its own lowering of an overlapping unaligned load wrongly, found by
     // e2e/vtcm.vmix: C[i] = T[i] - A[299 - i]).

@@ -221,6 +221,56 @@ class HexagonHooks : public TargetHooks {
     return b.CreateBitCast(v, ty);
   }
 
+  // The byte permute as vdelta or vrdelta (a butterfly network: 7 stages, the stage of offset
+  // d passing each byte k on, or taking byte k ^ d where bit d of the control's byte k is set;
+  // vdelta runs the stages from offset 64 down to 1, vrdelta from 1 up to 64), the control
+  // found by following each result byte back to its source (only one choice per stage: bit d
+  // of the position changes at the stage of offset d alone) and refusing a stage switch two
+  // paths need set differently; else vlut32 of the register by the constant indices (four
+  // lookups: the register is a 128-entry table).
+  llvm::Value* permute(llvm::IRBuilder<>& b, llvm::Value* v, const std::vector<int>& mask) override {
+    auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+    auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+    const int n = int(words->getPrimitiveSizeInBits() / 8);
+    if (!vt || vt->getPrimitiveSizeInBits() != words->getPrimitiveSizeInBits() || vt->getScalarSizeInBits() % 8 ||
+        mask.size() != vt->getNumElements())
+      return nullptr;
+    int eb = int(vt->getScalarSizeInBits() / 8);
+    std::vector<int> from(n, -1);
+    for (size_t i = 0; i < mask.size(); ++i)
+      if (mask[i] >= 0)
+        for (int k = 0; k < eb; ++k) from[i * eb + k] = mask[i] * eb + k;
+    for (bool reverse : {false, true}) {
+      std::vector<int> control(n, 0), used(n, 0);
+      bool ok = true;
+      for (int out = 0; out < n && ok; ++out) {
+        if (from[out] < 0) continue;
+        int x = out;
+        // Backwards from the result: vdelta's last stage is offset 1, vrdelta's offset 64.
+        for (int step = 0; step < 7 && ok; ++step) {
+          int d = reverse ? (n / 2) >> step : 1 << step;
+          int flip = (x ^ from[out]) & d;
+          if (used[x] & d)
+            ok = (control[x] & d) == flip;
+          used[x] |= d, control[x] |= flip;
+          x ^= flip;
+        }
+      }
+      if (!ok) continue;
+      std::vector<uint8_t> bytes(control.begin(), control.end());
+      llvm::Constant* c = llvm::ConstantDataVector::get(b.getContext(), llvm::ArrayRef<uint8_t>(bytes));
+      llvm::Value* r = b.CreateIntrinsic(reverse ? llvm::Intrinsic::hexagon_V6_vrdelta_128B : llvm::Intrinsic::hexagon_V6_vdelta_128B,
+                                         {}, {b.CreateBitCast(v, words), b.CreateBitCast(c, words)});
+      return b.CreateBitCast(r, vt);
+    }
+    std::vector<uint8_t> idx;
+    for (int f : from) idx.push_back(uint8_t(f < 0 ? 0 : f));
+    llvm::Constant* c = llvm::ConstantDataVector::get(b.getContext(), llvm::ArrayRef<uint8_t>(idx));
+    auto* bytes_ty = llvm::FixedVectorType::get(b.getInt8Ty(), unsigned(n));
+    llvm::Value* r = table_lookup(b, {b.CreateBitCast(v, bytes_ty)}, unsigned(n), c);
+    return r ? b.CreateBitCast(r, vt) : nullptr;
+  }
+
   // vlut32 for byte tables, vlut16 for halfword tables (Halide's vlut256): each table register
   // shuffled (vshuffb/vshuffh: its two halves interleaved, the instructions' layout), then
   // per 32 (vlut32) or 16 (vlut16) entries one lookup, the first plain and the others or-ed
