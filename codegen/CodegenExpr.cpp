@@ -555,6 +555,22 @@ llvm::Value* FunctionCodegen::interleaved_load(const Load* op, llvm::Type* mty) 
   return nullptr;
 }
 
+// Whether LLVM 19's Hexagon backend shuffles lanes from..from + n of `off` (one register)
+// well by itself: one arithmetic progression (I[2 * x + 1], I[3 * x]: vpacke, vdeal, vdelta),
+// or runs of consecutive elements at least half a register long (a fused loop's two pixels of
+// 64 channels: one vshuff). Other permutations it may lower lane by lane.
+static bool llvm_shuffles_well(const std::vector<int64_t>& off, size_t from, int64_t n) {
+  bool stride = true;
+  for (int64_t i = 2; i < n && stride; ++i) stride = off[from + i] - off[from + i - 1] == off[from + 1] - off[from];
+  if (stride) return true;
+  for (int64_t i = 0, run = 1; i < n; ++i, ++run) {
+    if (i + 1 < n && off[from + i + 1] == off[from + i] + 1) continue;
+    if (2 * run < n) return false;
+    run = 0;
+  }
+  return true;
+}
+
 // A vector load whose lanes read known offsets from an aligned scalar base (plus a constant),
 // each vector register's worth of lanes within at most four neighbouring aligned vectors: a
 // clamped tap at a constant position (I[y, max(x - 1, 0)] over the first vector of a row reads
@@ -617,6 +633,37 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
   std::vector<llvm::Value*> pieces;
   for (size_t r = 0; r < first_block.size(); ++r) {
     int64_t b = first_block[r];
+    if (blocks[r] > 1 && !llvm_shuffles_well(off, r * per, per)) {
+      // Not a constant stride nor long runs (I[3 * x / 2], I[x / 8 * 9 + x % 8], a fused loop's
+      // runs of 32 bytes), which LLVM 19's Hexagon backend may lower lane by lane: per block, a
+      // one-register permute of the lanes it holds (TargetHooks::permute: vdelta/vrdelta),
+      // merged by selects of constant lanes (vmux).
+      llvm::Value* v = nullptr;
+      for (int64_t j = 0; j < blocks[r]; ++j) {
+        std::vector<int> mask(per, -1);
+        std::vector<llvm::Constant*> mine;
+        bool any = false;
+        for (int64_t i = 0; i < per; ++i) {
+          int64_t at = off[r * per + i] - (b + j) * per;
+          bool here = at >= 0 && at < per;
+          if (here) mask[i] = static_cast<int>(at), any = true;
+          mine.push_back(b_.getInt1(here));
+        }
+        if (!any) continue;
+        llvm::Value* blk = block(b + j);
+        llvm::Value* p = hooks_->permute(b_, blk, mask);
+        if (!p) p = b_.CreateShuffleVector(blk, mask);
+        if (!v) {
+          v = p;
+          continue;
+        }
+        llvm::Constant* cond = llvm::ConstantVector::get(mine);
+        llvm::Value* sel = hooks_->constant_select(b_, cond, p, v);
+        v = sel ? sel : b_.CreateSelect(cond, p, v);
+      }
+      pieces.push_back(v);
+      continue;
+    }
     std::vector<int> mask;
     for (int64_t i = 0; i < per; ++i) {
       int64_t at = off[r * per + i] - b * per;
@@ -657,7 +704,8 @@ llvm::Value* FunctionCodegen::unaligned_window_load(const Load* op, llvm::Type* 
     int64_t lo = off[p], hi = off[p];
     for (int64_t i = p; i < p + per; ++i) lo = std::min(lo, off[i]), hi = std::max(hi, off[i]);
     // A register of one element is a scalar load and a broadcast (splat_runs_load), no permute.
-    if (hi - lo >= per || hi == lo) return nullptr;
+    // Lanes over two windows' worth of elements: a gather.
+    if (hi - lo >= 2 * per || hi == lo) return nullptr;
     for (int64_t i = p; i < p + per && plain; ++i) plain = off[i] - off[p] == i - p;
     lows.push_back(lo);
     highs.push_back(hi);
@@ -676,6 +724,39 @@ llvm::Value* FunctionCodegen::unaligned_window_load(const Load* op, llvm::Type* 
   for (size_t r = 0; r < lows.size(); ++r) {
     std::vector<int> mask;
     for (int64_t i = 0; i < per; ++i) mask.push_back(static_cast<int>(off[r * per + i] - lows[r]));
+    if (highs[r] - lows[r] >= per) {
+      // Lanes over more than one window (a strided or blocked permutation, I[3 * x / 2],
+      // I[x / 8 * 9 + x % 8]): the window from lo and the next one, which reads no aligned
+      // block past hi's, and a two-vector permute (vdelta/vrdelta and a vmux on HVX).
+      llvm::Value* at = b_.CreateConstGEP1_64(vt->getElementType(), start, lows[r]);
+      llvm::Value* next = b_.CreateConstGEP1_64(vt->getElementType(), start, lows[r] + per);
+      llvm::Value* last = b_.CreateConstGEP1_64(vt->getElementType(), start, highs[r]);
+      llvm::Value* a = hooks_->load_window(b_, piece_ty, at, next);
+      llvm::Value* c = a ? hooks_->load_window(b_, piece_ty, next, last) : nullptr;
+      if (!c) return nullptr;
+      if (llvm_shuffles_well(off, r * per, per)) {
+        pieces.push_back(b_.CreateShuffleVector(a, c, mask));
+        continue;
+      }
+      // One single-vector permute of each window (LLVM 19's Hexagon backend lowers a
+      // two-source shuffle lane by lane, a one-source one as vdelta/vrdelta), the lanes of the
+      // second taken by a select of constant lanes (vmux).
+      std::vector<int> first(per, -1), second(per, -1);
+      std::vector<llvm::Constant*> take_second;
+      for (int64_t i = 0; i < per; ++i) {
+        bool in_second = mask[i] >= per;
+        (in_second ? second : first)[i] = in_second ? mask[i] - static_cast<int>(per) : mask[i];
+        take_second.push_back(b_.getInt1(in_second));
+      }
+      llvm::Value* pa = hooks_->permute(b_, a, first);
+      llvm::Value* pc = hooks_->permute(b_, c, second);
+      if (!pa) pa = b_.CreateShuffleVector(a, first);
+      if (!pc) pc = b_.CreateShuffleVector(c, second);
+      llvm::Constant* cond = llvm::ConstantVector::get(take_second);
+      llvm::Value* v = hooks_->constant_select(b_, cond, pc, pa);
+      pieces.push_back(v ? v : b_.CreateSelect(cond, pc, pa));
+      continue;
+    }
     // Only when lo and hi share one aligned vector (two blocks and a valign: LLVM 19 merged
     // that valign with its own lowering of an overlapping unaligned load wrongly, found by
     // e2e/vtcm.vmix: C[i] = T[i] - A[299 - i]).
@@ -1177,6 +1258,8 @@ llvm::Value* FunctionCodegen::eval_load(const Load* op) {
     if (llvm::Value* v = runs_load(op, mty)) return v;
   if (!op->dtype.is_bool() && op->dtype.is_vector())
     if (llvm::Value* v = splat_runs_load(op)) return v;
+  if (!op->dtype.is_bool() && op->dtype.is_vector())
+    if (llvm::Value* v = table_load(op, mty)) return v;
   Access a = address(op->buffer, op->indices);
   llvm::Value* v = nullptr;
   if (a.is_gather && target_.arch == Arch::hexagon) {
@@ -1209,6 +1292,94 @@ llvm::Value* FunctionCodegen::eval_load(const Load* op) {
   }
   if (op->dtype.is_bool()) return b_.CreateICmpNE(v, constant(mty, 0));
   return v;
+}
+
+// A gather from a small table: a load of 8-, 16- or 32-bit elements whose index, by its bounds
+// (IndexBounds: a byte read from memory is in [0, 255], a clamp bounds its value), reads at most
+// 256 elements lo..hi of the buffer, all inside it (T[i32(I[x])], T[i32(clamp(J[x], 0, 63))]).
+// The table's registers (the aligned vectors holding its elements, realigned) and the index
+// minus lo as bytes, looked up by the target (TargetHooks::table_lookup, HVX: vlut32/vlut16)
+// per register of indices (32-bit elements as two halfword tables), instead of a lane-by-lane
+// gather. Null otherwise.
+llvm::Value* FunctionCodegen::table_load(const Load* op, llvm::Type* mty) {
+  auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(mty);
+  int64_t width = target_.vector_bytes;
+  if (!vt || !width || op->indices.size() != 1 || !vt->getElementType()->isIntegerTy() ||
+      (vt->getScalarSizeInBits() != 8 && vt->getScalarSizeInBits() != 16 && vt->getScalarSizeInBits() != 32))
+    return nullptr;
+  const Expr& idx = op->indices[0];
+  if (!idx.dtype().is_integer() || idx.dtype().lanes < 2) return nullptr;
+  Expr base;
+  std::vector<int64_t> off;
+  if (lane_offsets(idx, op->dtype.lanes, base, off)) return nullptr;  // the other loads' case
+  Interval r = IndexBounds().of(idx);
+  int64_t n = op->buffer->num_elements();
+  if (r.lo < 0 || r.hi >= n || r.hi - r.lo >= 256) return nullptr;
+  int64_t lo = static_cast<int64_t>(r.lo), hi = static_cast<int64_t>(r.hi);
+  unsigned eb = vt->getScalarSizeInBits() / 8;
+  unsigned per = unsigned(width) / eb;
+  unsigned entries = unsigned(hi - lo + 1);
+  // The table: per register, the window of its elements (no aligned vector past hi's read).
+  auto* piece_ty = llvm::FixedVectorType::get(vt->getElementType(), per);
+  llvm::Value* start = handle_of(op->buffer);
+  std::vector<llvm::Value*> table;
+  for (int64_t at = lo; at <= hi; at += per) {
+    llvm::Value* first = b_.CreateConstGEP1_64(vt->getElementType(), start, at);
+    llvm::Value* last = b_.CreateConstGEP1_64(vt->getElementType(), start, std::min<int64_t>(at + per - 1, hi));
+    llvm::Value* w = hooks_->load_window(b_, piece_ty, first, last);
+    if (!w) return nullptr;
+    table.push_back(w);
+  }
+  // 32-bit elements: their low and their high halves as two halfword tables, looked up apart
+  // and interleaved back into words.
+  std::vector<llvm::Value*> halves[2];
+  if (eb == 4) {
+    auto* wide_ty = llvm::FixedVectorType::get(b_.getInt32Ty(), 2 * per);
+    auto* half_ty = llvm::FixedVectorType::get(b_.getInt16Ty(), 2 * per);
+    for (size_t t = 0; t < table.size(); t += 2) {
+      llvm::Value* two = t + 1 < table.size() ? llvm::concatenateVectors(b_, {table[t], table[t + 1]})
+                                              : llvm::concatenateVectors(b_, {table[t], llvm::PoisonValue::get(piece_ty)});
+      two = b_.CreateBitCast(two, wide_ty);
+      halves[0].push_back(b_.CreateTrunc(two, half_ty));
+      halves[1].push_back(b_.CreateTrunc(b_.CreateLShr(two, 16), half_ty));
+    }
+  }
+  // The index minus lo as bytes: a byte vector widened by a cast is read as it is.
+  llvm::Value* bytes = nullptr;
+  const auto* c = idx.as<Cast>();
+  if (c && lo == 0 && c->value.dtype().is_uint() && c->value.dtype().bits == 8) {
+    bytes = eval(c->value);
+  } else {
+    Expr narrow = c && c->value.dtype().is_integer() && c->value.dtype().bits < idx.dtype().bits ? c->value : idx;
+    llvm::Value* x = eval(narrow);
+    if (lo) x = b_.CreateSub(x, constant(x->getType(), lo));
+    bytes = b_.CreateTrunc(x, llvm::FixedVectorType::get(b_.getInt8Ty(), unsigned(op->dtype.lanes)));
+  }
+  unsigned lanes = unsigned(op->dtype.lanes), step = unsigned(width);
+  std::vector<llvm::Value*> parts;
+  for (unsigned at = 0; at < lanes; at += step) {
+    std::vector<int> mask;
+    for (unsigned i = 0; i < step; ++i) mask.push_back(at + i < lanes ? int(at + i) : -1);
+    llvm::Value* chunk = b_.CreateShuffleVector(bytes, mask);
+    if (eb == 4) {
+      llvm::Value* low = hooks_->table_lookup(b_, halves[0], entries, chunk);
+      llvm::Value* high = low ? hooks_->table_lookup(b_, halves[1], entries, chunk) : nullptr;
+      if (!high) return nullptr;
+      llvm::Value* words = b_.CreateShuffleVector(low, high, llvm::createInterleaveMask(step, 2));
+      parts.push_back(b_.CreateBitCast(words, llvm::FixedVectorType::get(b_.getInt32Ty(), step)));
+      continue;
+    }
+    llvm::Value* v = hooks_->table_lookup(b_, table, entries, chunk);
+    if (!v) return nullptr;
+    parts.push_back(v);
+  }
+  llvm::Value* whole = parts.size() == 1 ? parts[0] : llvm::concatenateVectors(b_, parts);
+  if (llvm::cast<llvm::FixedVectorType>(whole->getType())->getNumElements() != lanes) {
+    std::vector<int> mask;
+    for (unsigned i = 0; i < lanes; ++i) mask.push_back(int(i));
+    whole = b_.CreateShuffleVector(whole, mask);
+  }
+  return b_.CreateBitCast(whole, mty);
 }
 
 int64_t FunctionCodegen::split_bytes(llvm::Type* t) const {

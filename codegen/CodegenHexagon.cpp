@@ -242,6 +242,92 @@ class HexagonHooks : public TargetHooks {
     return b.CreateBitCast(v, ty);
   }
 
+  // The byte permute as vdelta or vrdelta (a butterfly network: 7 stages, the stage of offset
+  // d passing each byte k on, or taking byte k ^ d where bit d of the control's byte k is set;
+  // vdelta runs the stages from offset 64 down to 1, vrdelta from 1 up to 64), the control
+  // found by following each result byte back to its source (only one choice per stage: bit d
+  // of the position changes at the stage of offset d alone) and refusing a stage switch two
+  // paths need set differently; else vlut32 of the register by the constant indices (four
+  // lookups: the register is a 128-entry table).
+  llvm::Value* permute(llvm::IRBuilder<>& b, llvm::Value* v, const std::vector<int>& mask) override {
+    auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+    auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+    const int n = int(words->getPrimitiveSizeInBits() / 8);
+    if (!vt || vt->getPrimitiveSizeInBits() != words->getPrimitiveSizeInBits() || vt->getScalarSizeInBits() % 8 ||
+        mask.size() != vt->getNumElements())
+      return nullptr;
+    int eb = int(vt->getScalarSizeInBits() / 8);
+    std::vector<int> from(n, -1);
+    for (size_t i = 0; i < mask.size(); ++i)
+      if (mask[i] >= 0)
+        for (int k = 0; k < eb; ++k) from[i * eb + k] = mask[i] * eb + k;
+    for (bool reverse : {false, true}) {
+      std::vector<int> control(n, 0), used(n, 0);
+      bool ok = true;
+      for (int out = 0; out < n && ok; ++out) {
+        if (from[out] < 0) continue;
+        int x = out;
+        // Backwards from the result: vdelta's last stage is offset 1, vrdelta's offset 64.
+        for (int step = 0; step < 7 && ok; ++step) {
+          int d = reverse ? (n / 2) >> step : 1 << step;
+          int flip = (x ^ from[out]) & d;
+          if (used[x] & d)
+            ok = (control[x] & d) == flip;
+          used[x] |= d, control[x] |= flip;
+          x ^= flip;
+        }
+      }
+      if (!ok) continue;
+      std::vector<uint8_t> bytes(control.begin(), control.end());
+      llvm::Constant* c = llvm::ConstantDataVector::get(b.getContext(), llvm::ArrayRef<uint8_t>(bytes));
+      llvm::Value* r = b.CreateIntrinsic(reverse ? llvm::Intrinsic::hexagon_V6_vrdelta_128B : llvm::Intrinsic::hexagon_V6_vdelta_128B,
+                                         {}, {b.CreateBitCast(v, words), b.CreateBitCast(c, words)});
+      return b.CreateBitCast(r, vt);
+    }
+    std::vector<uint8_t> idx;
+    for (int f : from) idx.push_back(uint8_t(f < 0 ? 0 : f));
+    llvm::Constant* c = llvm::ConstantDataVector::get(b.getContext(), llvm::ArrayRef<uint8_t>(idx));
+    auto* bytes_ty = llvm::FixedVectorType::get(b.getInt8Ty(), unsigned(n));
+    llvm::Value* r = table_lookup(b, {b.CreateBitCast(v, bytes_ty)}, unsigned(n), c);
+    return r ? b.CreateBitCast(r, vt) : nullptr;
+  }
+
+  // vlut32 for byte tables, vlut16 for halfword tables (Halide's vlut256): each table register
+  // shuffled (vshuffb/vshuffh: its two halves interleaved, the instructions' layout), then
+  // per 32 (vlut32) or 16 (vlut16) entries one lookup, the first plain and the others or-ed
+  // into it (:oracc), none for entries past the table's. vlut16 gives its two registers the
+  // even and the odd index bytes: the indices go in interleaved (vshuffb), so that they come
+  // out as the first and the second 64 lanes.
+  llvm::Value* table_lookup(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& table, unsigned entries,
+                            llvm::Value* idx) override {
+    auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+    uint64_t bits = words->getPrimitiveSizeInBits();
+    if (table.empty() || entries == 0 || entries > 256 || idx->getType()->getPrimitiveSizeInBits() != bits)
+      return nullptr;
+    unsigned eb = unsigned(table[0]->getType()->getScalarSizeInBits() / 8);
+    if ((eb != 1 && eb != 2) || table[0]->getType()->getPrimitiveSizeInBits() != bits) return nullptr;
+    unsigned per = unsigned(bits / 8) / eb;      // entries per table register
+    unsigned span = eb == 1 ? 32 : 16;           // entries per lookup
+    llvm::Value* index = b.CreateBitCast(idx, words);
+    if (eb == 2) index = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_vshuffb_128B, {}, {index});
+    llvm::Value* acc = nullptr;
+    for (unsigned j = 0; j < table.size(); ++j) {
+      llvm::Value* t = b.CreateBitCast(table[j], words);
+      t = b.CreateIntrinsic(eb == 1 ? llvm::Intrinsic::hexagon_V6_vshuffb_128B : llvm::Intrinsic::hexagon_V6_vshuffh_128B,
+                            {}, {t});
+      for (unsigned m = j * per / span; m < (j + 1) * per / span && m * span < entries; ++m) {
+        if (!acc)
+          acc = b.CreateIntrinsic(eb == 1 ? llvm::Intrinsic::hexagon_V6_vlutvvb_128B : llvm::Intrinsic::hexagon_V6_vlutvwh_128B,
+                                  {}, {index, t, b.getInt32(m)});
+        else
+          acc = b.CreateIntrinsic(eb == 1 ? llvm::Intrinsic::hexagon_V6_vlutvvb_oracc_128B
+                                          : llvm::Intrinsic::hexagon_V6_vlutvwh_oracc_128B,
+                                  {}, {acc, index, t, b.getInt32(m)});
+      }
+    }
+    return b.CreateBitCast(acc, llvm::FixedVectorType::get(b.getIntNTy(eb * 8), unsigned(bits / 8)));
+  }
+
   // vmux(Q, t, f) per register, Q = vandvrt of a constant byte vector (1 in each byte of a
   // lane the condition takes from t), which LLVM hoists out of loops.
   llvm::Value* constant_select(llvm::IRBuilder<>& b, llvm::Constant* cond, llvm::Value* t, llvm::Value* f) override {

@@ -91,6 +91,18 @@ class TargetHooks {
   virtual llvm::Value* constant_select(llvm::IRBuilder<>& b, llvm::Constant* cond, llvm::Value* t, llvm::Value* f) {
     return nullptr;
   }
+  // One register v permuted: lane i of the result is v's lane mask[i] (any value where
+  // mask[i] is -1), or null for the generic shuffle (HVX: vdelta or vrdelta by a constant
+  // control, else vlut32 by constant indices; LLVM 19 lowers some such shuffles lane by lane).
+  virtual llvm::Value* permute(llvm::IRBuilder<>& b, llvm::Value* v, const std::vector<int>& mask) { return nullptr; }
+  // A table lookup: lane i of the result is the table's element idx[i], idx a vector of
+  // bytes (of one register's lanes), `table` the table's elements from 0 in whole registers
+  // (8- or 16-bit lanes), of which the first `entries` are read (every idx[i] is below it).
+  // Null when the target has no such instruction (HVX: vlut32, vlut16).
+  virtual llvm::Value* table_lookup(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& table, unsigned entries,
+                                    llvm::Value* idx) {
+    return nullptr;
+  }
 };
 
 // The hooks of `target`.
@@ -159,6 +171,7 @@ class FunctionCodegen {
   llvm::Constant* constant_lanes(const Expr& cond);
   llvm::Value* transposing_load(const Load* op, llvm::Type* mty);
   llvm::Value* splat_runs_load(const Load* op);
+  llvm::Value* table_load(const Load* op, llvm::Type* mty);
   bool runs_store(const Store* op);
   Expr dense_index(const Expr& idx) const;
   bool lane_offsets(const Expr& e, int lanes, Expr& base, std::vector<int64_t>& off) const;

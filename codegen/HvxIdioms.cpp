@@ -248,6 +248,8 @@ bool match_sign_bits(const Expr& e, HvxMatch& m);
 llvm::Value* emit_sign_bits(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 bool match_round_narrow_words(const Expr& e, HvxMatch& m);
 bool match_pack_sat_bytes(const Expr& e, HvxMatch& m);
+bool match_sat_shift_narrow(const Expr& e, HvxMatch& m);
+llvm::Value* emit_sat_shift_narrow(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 llvm::Value* emit_pack_sat_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 llvm::Value* emit_shift_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values);
 
@@ -1729,6 +1731,109 @@ llvm::Value* emit_pack_sat_bytes(llvm::IRBuilder<>& b, const HvxMatch& m, const 
     llvm::Value* hi = b.CreateBitCast(slice(b, values[0], at + 64, 64), words);
     parts.push_back(b.CreateBitCast(b.CreateCall(f, {hi, lo}), bytes));
   }
+  return concat(b, parts);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- widened, shifted, saturated back
+
+namespace {
+
+// T(clamp(W(x) << k, T's range)) where W(x) widens x to twice its width (sign- or
+// zero-extension) and T is x's width (u8 of 16-bit lanes; i16 or u16 of 32-bit lanes) or, of
+// 32-bit lanes, bytes: Halide's u8_sat(i16(i8_1) << 1), i16_sat(i32(i16_1) << 1). The sat
+// pattern (a clamp side the value cannot pass may be left out), k in [0, W's bits), the shift
+// wrapping as dspc's does (the emitter computes the same wide values). A product by 2^k is the
+// same shift. Operand 0 is x; m.shift is k; m.dot_bits is the result's width.
+bool match_sat_shift_narrow(const Expr& e, HvxMatch& m) {
+  const auto* c = e.as<dspc::Cast>();
+  DataType t = e.dtype();
+  if (!c || !t.is_integer()) return false;
+  static const std::vector<std::pair<Pattern, DataType>> patterns = [] {
+    std::vector<std::pair<Pattern, DataType>> p;
+    for (auto [text, narrow] : {std::pair{"(sat u8 $w:i16)", DataType::u8()}, {"(sat u16 $w:i32)", DataType::u16()},
+                                {"(sat i16 $w:i32)", DataType::i16()}, {"(sat u8 $w:i32)", DataType::u8()},
+                                {"(sat i8 $w:i32)", DataType::i8()}})
+      p.push_back({PatternParser(text).parse(), narrow});
+    return p;
+  }();
+  for (const auto& [pattern, narrow] : patterns) {
+    if (narrow.bits != t.bits || narrow.code != t.code) continue;
+    Bindings b;
+    if (!match(pattern, e, b)) continue;
+    Expr w = b.exprs.at("w");
+    const auto* op = w.as<dspc::Binary>();
+    if (!op || (op->op != BinaryOp::Shl && op->op != BinaryOp::Mul)) continue;
+    Expr value = op->a;
+    std::optional<int64_t> k = const_int(op->b);
+    if (op->op == BinaryOp::Mul && !k) {
+      value = op->b;
+      k = const_int(op->a);
+    }
+    if (!k) continue;
+    if (op->op == BinaryOp::Mul) {
+      if (*k < 1 || !llvm::isPowerOf2_64(uint64_t(*k))) continue;
+      k = int64_t(llvm::Log2_64(uint64_t(*k)));
+    }
+    int wide_bits = w.dtype().bits;
+    if (*k < 0 || *k >= wide_bits) continue;
+    const auto* widen = value.as<dspc::Cast>();
+    if (!widen || !widen->value.dtype().is_integer() || widen->value.dtype().bits * 2 != wide_bits) continue;
+    DataType x = widen->value.dtype();
+    // A signed value sign-extends only into a signed type (a cast to unsigned of a negative
+    // value is not the instruction's extension).
+    if (x.is_int() && !w.dtype().is_int()) continue;
+    // Whole registers of x.
+    if (x.lanes % (1024 / x.bits) != 0 || t.lanes % (1024 / t.bits) != 0) continue;
+    m.operands = {widen->value};
+    m.shift = int(*k);
+    m.is_signed = x.is_int();
+    m.dot_bits = t.bits;
+    m.packed = t.is_int();
+    return true;
+  }
+  return false;
+}
+
+// Per register of x: vsxt or vzxt (the even lanes, then the odd lanes, widened), the two
+// registers shifted, and the instruction that saturates them back interleaving them (odd
+// lanes first): vsat(Vu.h,Vv.h) to bytes, vsat(Vu.w,Vv.w) to i16, vasr(Vu.w,Vv.w,#0):sat to
+// u16; bytes from words take the i16 registers two by two into vpack(Vu.h,Vv.h):sat.
+llvm::Value* emit_sat_shift_narrow(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Value* x = values[0];
+  unsigned xbits = x->getType()->getScalarSizeInBits();
+  unsigned per = 1024 / xbits;
+  auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+  auto* wide = llvm::FixedVectorType::get(b.getIntNTy(2 * xbits), per / 2);
+  std::string extend = xbits == 8 ? (m.is_signed ? "vsb" : "vzb") : (m.is_signed ? "vsh" : "vzh");
+  std::vector<llvm::Value*> parts;
+  for (unsigned at = 0; at < lanes_of(x); at += per) {
+    llvm::Value* pair = b.CreateCall(intrinsic(module, extend), {b.CreateBitCast(slice(b, x, at, per), words)});
+    llvm::Value* halves[2];
+    for (int h = 0; h < 2; ++h) {
+      llvm::Value* r = b.CreateBitCast(b.CreateCall(intrinsic(module, h ? "hi" : "lo"), {pair}), wide);
+      if (m.shift) r = b.CreateShl(r, llvm::ConstantInt::get(wide, uint64_t(m.shift)));
+      halves[h] = b.CreateBitCast(r, words);
+    }
+    llvm::Value* r;
+    if (xbits == 8)
+      r = b.CreateCall(intrinsic(module, "vsathub"), {halves[1], halves[0]});
+    else if (m.dot_bits == 16 && !m.packed)
+      r = b.CreateCall(intrinsic(module, "vasrwuhsat"), {halves[1], halves[0], b.getInt32(0)});
+    else
+      r = b.CreateCall(intrinsic(module, "vsatwh"), {halves[1], halves[0]});
+    parts.push_back(r);
+  }
+  if (xbits == 16 && m.dot_bits == 8) {
+    std::vector<llvm::Value*> bytes;
+    for (size_t i = 0; i + 1 < parts.size(); i += 2)
+      bytes.push_back(b.CreateCall(intrinsic(module, m.packed ? "vpackhb_sat" : "vpackhub_sat"), {parts[i + 1], parts[i]}));
+    parts = bytes;
+  }
+  auto* out = llvm::FixedVectorType::get(b.getIntNTy(unsigned(m.dot_bits)), 1024 / unsigned(m.dot_bits));
+  for (llvm::Value*& p : parts) p = b.CreateBitCast(p, out);
   return concat(b, parts);
 }
 
