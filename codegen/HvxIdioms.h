@@ -50,6 +50,14 @@ std::optional<HvxMatch> match_hvx_idiom(const Expr& e, const Target& target);
 llvm::Value* emit_hvx_idiom(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values,
                             DataType result, const Target& target);
 
+// On Hexagon, a signed 16- or 32-bit vector sum of two products by constants or more that
+// subtracts products by constants, or
+// multiplies a sum of widened narrow values by a constant, as a sum of products by constants
+// (a - b * c is a + b * -c; c * (i16(u8a) - i16(u8b)) is i16(u8a) * c + i16(u8b) * -c): the
+// widening multiply-adds (vmpy(Vu.ub, Rt.b) and vmpyi accumulating, vmpa) take it. Exact in
+// wrapping arithmetic. Null when there is nothing to rewrite.
+Expr hvx_constant_products(const Expr& e, const Target& target);
+
 // After LLVM's optimisation pipeline: the table's DSPC_HVX_FUSE rows (two chained widening
 // multiply-adds become one multiply-add of a register pair).
 void fuse_hvx_pairs(llvm::Module& module, const Target& target);
