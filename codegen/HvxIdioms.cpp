@@ -863,6 +863,33 @@ bool match_dot(const Expr& e, HvxMatch& m) {
     return false;
   std::vector<Expr> all;
   sum_terms(e, t, all);
+  // Every term a product by one constant that no byte holds (i32(in_i16[2 * x + r]) * 15246):
+  // the sum of the values by 1s, times the constant after (a * c + b * c = (a + b) * c, exact
+  // in wrapping arithmetic), one multiply per register of the result.
+  m.dot_scale = 1;
+  {
+    std::optional<int64_t> common;
+    std::vector<Expr> values;
+    for (const Expr& term : all) {
+      const auto* mul = term.as<dspc::Binary>();
+      std::optional<int64_t> c;
+      Expr v;
+      if (mul && mul->op == BinaryOp::Mul) {
+        if ((c = const_int(mul->b))) v = mul->a;
+        else if ((c = const_int(mul->a))) v = mul->b;
+      }
+      if (!c || (common && *c != *common) || const_int(v)) {
+        common.reset();
+        break;
+      }
+      common = c;
+      values.push_back(v);
+    }
+    if (common && !(*common >= -128 && *common <= 255) && all.size() > 1) {
+      all = values;
+      m.dot_scale = *common;
+    }
+  }
   for (int i = 0; i < int(std::size(kDotInstrs)); ++i) {
     // Weights that fit either scalar form take the one of the sum's signedness (Halide's).
     int d = i < 2 && t.is_int() ? 1 - i : i;
@@ -996,6 +1023,20 @@ llvm::Value* emit_dot(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector
   if (unsigned(m.dot_bits) < unsigned(in.out_bits))
     r = b.CreateTrunc(r, llvm::FixedVectorType::get(b.getIntNTy(m.dot_bits), lanes_of(r)));
   if (acc && !fused_acc) r = b.CreateAdd(acc, r);
+  if (m.dot_scale != 1) {
+    if (m.dot_bits == 32 && m.dot_scale >= -32768 && m.dot_scale <= 32767) {
+      // vmpyi(Vu.w, Rt.h): one instruction per register (LLVM 19 multiplies by the splatted
+      // word with two, vmpyieo and vmpyie:acc).
+      uint32_t half = uint32_t(m.dot_scale) & 0xffff;
+      llvm::Value* rt = b.getInt32(half | (half << 16));
+      std::vector<llvm::Value*> scaled;
+      for (unsigned q = 0; q < lanes_of(r) / 32; ++q)
+        scaled.push_back(b.CreateBitCast(b.CreateCall(intrinsic(module, "vmpyiwh"), {register_of(r, q), rt}), piece));
+      r = concat(b, scaled);
+    } else {
+      r = b.CreateMul(r, llvm::ConstantInt::get(r->getType(), uint64_t(m.dot_scale), /*isSigned=*/true));
+    }
+  }
   return r;
 }
 

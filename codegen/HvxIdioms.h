@@ -38,6 +38,7 @@ struct HvxMatch {
   bool packed_second = false;  // custom rows: the dot product's second operands come as one span
   int dot = 0;             // custom rows: the dot product's instruction (HvxIdioms.cpp, kDotInstrs)
   int dot_bits = 0;        // custom rows: the dot product's result lane width
+  int64_t dot_scale = 1;   // custom rows: the dot product's common weight, multiplied after
   int window = 0;          // custom rows: the sliding window's instruction (HvxIdioms.cpp, kWindowInstrs)
   std::vector<int> window_shift;  // custom rows: per window, the lanes its second vector is read early
   int byte_shift = 0;      // custom rows: shift_bytes's shift (0 left, 1 logical, 2 arithmetic)
