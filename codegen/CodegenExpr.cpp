@@ -112,6 +112,7 @@ Expr scalar_guarded_shift(const Expr& e) {
 
 llvm::Value* FunctionCodegen::eval(const Expr& e) {
   if (Expr guarded = scalar_guarded_shift(e)) return eval(guarded);
+  if (Expr sum = hvx_constant_products(e, target_)) return eval(sum);
   if (std::optional<HvxMatch> m = match_hvx_idiom(e, target_)) {
     std::vector<llvm::Value*> values;
     for (const Expr& x : m->operands) values.push_back(eval(x));

@@ -867,6 +867,33 @@ bool match_dot(const Expr& e, HvxMatch& m) {
     return false;
   std::vector<Expr> all;
   sum_terms(e, t, all);
+  // Every term a product by one constant that no byte holds (i32(in_i16[2 * x + r]) * 15246):
+  // the sum of the values by 1s, times the constant after (a * c + b * c = (a + b) * c, exact
+  // in wrapping arithmetic), one multiply per register of the result.
+  m.dot_scale = 1;
+  {
+    std::optional<int64_t> common;
+    std::vector<Expr> values;
+    for (const Expr& term : all) {
+      const auto* mul = term.as<dspc::Binary>();
+      std::optional<int64_t> c;
+      Expr v;
+      if (mul && mul->op == BinaryOp::Mul) {
+        if ((c = const_int(mul->b))) v = mul->a;
+        else if ((c = const_int(mul->a))) v = mul->b;
+      }
+      if (!c || (common && *c != *common) || const_int(v)) {
+        common.reset();
+        break;
+      }
+      common = c;
+      values.push_back(v);
+    }
+    if (common && !(*common >= -128 && *common <= 255) && all.size() > 1) {
+      all = values;
+      m.dot_scale = *common;
+    }
+  }
   for (int i = 0; i < int(std::size(kDotInstrs)); ++i) {
     // Weights that fit either scalar form take the one of the sum's signedness (Halide's).
     int d = i < 2 && t.is_int() ? 1 - i : i;
@@ -1000,6 +1027,20 @@ llvm::Value* emit_dot(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector
   if (unsigned(m.dot_bits) < unsigned(in.out_bits))
     r = b.CreateTrunc(r, llvm::FixedVectorType::get(b.getIntNTy(m.dot_bits), lanes_of(r)));
   if (acc && !fused_acc) r = b.CreateAdd(acc, r);
+  if (m.dot_scale != 1) {
+    if (m.dot_bits == 32 && m.dot_scale >= -32768 && m.dot_scale <= 32767) {
+      // vmpyi(Vu.w, Rt.h): one instruction per register (LLVM 19 multiplies by the splatted
+      // word with two, vmpyieo and vmpyie:acc).
+      uint32_t half = uint32_t(m.dot_scale) & 0xffff;
+      llvm::Value* rt = b.getInt32(half | (half << 16));
+      std::vector<llvm::Value*> scaled;
+      for (unsigned q = 0; q < lanes_of(r) / 32; ++q)
+        scaled.push_back(b.CreateBitCast(b.CreateCall(intrinsic(module, "vmpyiwh"), {register_of(r, q), rt}), piece));
+      r = concat(b, scaled);
+    } else {
+      r = b.CreateMul(r, llvm::ConstantInt::get(r->getType(), uint64_t(m.dot_scale), /*isSigned=*/true));
+    }
+  }
   return r;
 }
 
@@ -1875,6 +1916,145 @@ llvm::Instruction* after_both(llvm::Function& f, llvm::DominatorTree& dt, llvm::
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- products by constants
+
+namespace {
+
+// c wrapped to the bits of lane type t (as t's arithmetic wraps), as a value of t.
+int64_t wrapped(DataType t, uint64_t c) {
+  uint64_t mask = t.bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << t.bits) - 1;
+  uint64_t u = c & mask;
+  if (t.is_int() && t.bits < 64 && (u >> (t.bits - 1)) & 1) u |= ~mask;
+  return int64_t(u);
+}
+
+// Coefficients multiply modulo 2^64 (then 2^bits): no signed overflow.
+int64_t times(int64_t a, int64_t b) {
+  return int64_t(uint64_t(a) * uint64_t(b));
+}
+
+// x * c with c a (broadcast) constant, either order.
+bool constant_product(const Expr& e, Expr& x, int64_t& c) {
+  const auto* m = e.as<dspc::Binary>();
+  if (!m || m->op != BinaryOp::Mul) return false;
+  for (auto [v, k] : {std::pair{m->a, m->b}, std::pair{m->b, m->a}})
+    if (std::optional<int64_t> ck = const_int(k); ck && !const_int(v)) {
+      x = v;
+      c = *ck;
+      return true;
+    }
+  return false;
+}
+
+// A narrower integer value widened by casts that never narrow, to at least twice its bits: what
+// the widening multiplies by a scalar (vmpy(Vu.ub, Rt.b), vmpy(Vu.h, Rt.h), vmpa) take.
+bool widened_narrow(const Expr& e) {
+  int bits = 0;
+  Expr v = e;
+  while (const auto* c = v.as<dspc::Cast>()) {
+    DataType from = c->value.dtype();
+    if (!from.is_integer() || !c->dtype.is_integer() || from.bits > c->dtype.bits) break;
+    bits = from.bits;
+    v = c->value;
+  }
+  return bits > 0 && 2 * bits <= e.dtype().bits && !const_int(v);
+}
+
+// The terms of `e`, an add/subtract tree of lane type t, each with its coefficient: a term
+// x * c (c constant) is x with c times the sign, and c * (a + b) or c * (a - b) is distributed
+// where every leaf below it is a widened narrow value or one's product by a constant (the
+// terms a widening multiply-add takes). Coefficients are exact modulo 2^bits, as t's wrapping
+// adds and multiplies are (distributivity holds there). `changed` is set when a term moved.
+void coefficient_terms(const Expr& e, DataType t, int64_t sign, std::vector<std::pair<Expr, int64_t>>& out,
+                       bool& changed) {
+  const auto* op = e.as<dspc::Binary>();
+  if (op && op->dtype == t && (op->op == BinaryOp::Add || op->op == BinaryOp::Sub)) {
+    coefficient_terms(op->a, t, sign, out, changed);
+    coefficient_terms(op->b, t, op->op == BinaryOp::Sub ? -sign : sign, out, changed);
+    return;
+  }
+  Expr x;
+  int64_t c = 0;
+  if (constant_product(e, x, c)) {
+    // c * (a +- b ...) with narrow leaves: distributed.
+    const auto* inner = x.as<dspc::Binary>();
+    if (inner && inner->dtype == t && (inner->op == BinaryOp::Add || inner->op == BinaryOp::Sub)) {
+      std::vector<std::pair<Expr, int64_t>> parts;
+      bool sub_changed = false;
+      coefficient_terms(x, t, 1, parts, sub_changed);
+      bool narrow = true;
+      for (const auto& [leaf, k] : parts) narrow &= widened_narrow(leaf);
+      if (narrow) {
+        for (const auto& [leaf, k] : parts) out.push_back({leaf, times(times(sign, c), k)});
+        changed = true;
+        return;
+      }
+    }
+    changed |= sign < 0;  // a subtracted product becomes an added one
+    out.push_back({x, times(sign, c)});
+    return;
+  }
+  out.push_back({e, sign});
+}
+
+}  // namespace
+
+Expr hvx_constant_products(const Expr& e, const Target& target) {
+  DataType t = e.dtype();
+  if (target.arch != Arch::hexagon || t.lanes < 2 || !t.is_int() || (t.bits != 16 && t.bits != 32)) return Expr();
+  const auto* op = e.as<dspc::Binary>();
+  if (!op || (op->op != BinaryOp::Add && op->op != BinaryOp::Sub && op->op != BinaryOp::Mul)) return Expr();
+  std::vector<std::pair<Expr, int64_t>> terms;
+  bool changed = false;
+  coefficient_terms(e, t, 1, terms, changed);
+  if (!changed) return Expr();
+  // Only a sum of two products by constants or more (which pair into vmpa, or chain): one
+  // product subtracted stays a multiply and a subtraction, which measured cheaper than the
+  // accumulating multiply (a - i16(b) * -100: 4.10 packets per 128 outputs, as an
+  // accumulating vmpy(Vu.ub, Rt.b) 4.74; a - b * 90 in i16: 4.99, as vmpyi:acc 5.25).
+  int products = 0;
+  for (const auto& [x, c] : terms) products += !const_int(x) && wrapped(t, uint64_t(c)) != 1 && wrapped(t, uint64_t(c)) != -1;
+  if (products < 2) return Expr();
+  // Terms in their order: a sum of up to four terms as one chain of accumulating multiplies,
+  // a longer one in pairs
+  // (a widening multiply and an accumulating one, which the fuse rows make one vmpa) added
+  // as a balanced tree, so that no long chain bounds the loop by its latency. Measured in
+  // packets per 128 outputs (before: fir16_i16 60.76, color_matrix_i16 9.67): fir16's 16
+  // taps in one chain 82.38, chains of four 61.76, pairs 57.76; color_matrix's four terms
+  // (a constant and three products) in pairs 9.96, one chain 9.63; sobel's six (19.98) in
+  // pairs 19.86, its four added ones in one chain 19.99. The terms subtracted
+  // whole (coefficient -1) last: a fixed point, as every subtracted term left is no product
+  // by a constant.
+  std::vector<Expr> chains, minus;
+  int in_chain = 0;
+  int chain = terms.size() <= 4 ? 4 : 2;
+  for (auto [x, c] : terms) {
+    c = wrapped(t, uint64_t(c));
+    if (c == -1) {
+      minus.push_back(x);
+      continue;
+    }
+    Expr term = c == 1 ? x : Binary::make(BinaryOp::Mul, x, Broadcast::make(make_const(t.element_of(), c), t.lanes));
+    if (in_chain == 0 || in_chain == chain) {
+      chains.push_back(term);
+      in_chain = 1;
+    } else {
+      chains.back() = Binary::make(BinaryOp::Add, chains.back(), term);
+      ++in_chain;
+    }
+  }
+  if (chains.empty()) return Expr();  // nothing but subtractions: as it was
+  while (chains.size() > 1) {
+    std::vector<Expr> next;
+    for (size_t j = 0; j + 1 < chains.size(); j += 2) next.push_back(Binary::make(BinaryOp::Add, chains[j], chains[j + 1]));
+    if (chains.size() % 2) next.push_back(chains.back());
+    chains = next;
+  }
+  Expr sum = chains[0];
+  for (const Expr& x : minus) sum = Binary::make(BinaryOp::Sub, sum, x);
+  return sum;
+}
 
 void fuse_hvx_pairs(llvm::Module& module, const Target& target) {
   const Table& t = table();

@@ -38,6 +38,7 @@ struct HvxMatch {
   bool packed_second = false;  // custom rows: the dot product's second operands come as one span
   int dot = 0;             // custom rows: the dot product's instruction (HvxIdioms.cpp, kDotInstrs)
   int dot_bits = 0;        // custom rows: the dot product's result lane width
+  int64_t dot_scale = 1;   // custom rows: the dot product's common weight, multiplied after
   int window = 0;          // custom rows: the sliding window's instruction (HvxIdioms.cpp, kWindowInstrs)
   std::vector<int> window_shift;  // custom rows: per window, the lanes its second vector is read early
   int byte_shift = 0;      // custom rows: shift_bytes's shift (0 left, 1 logical, 2 arithmetic)
@@ -49,6 +50,14 @@ std::optional<HvxMatch> match_hvx_idiom(const Expr& e, const Target& target);
 // The instruction(s) of `m`'s row for `values` (the operands, evaluated), giving `result`.
 llvm::Value* emit_hvx_idiom(llvm::IRBuilder<>& b, const HvxMatch& m, const std::vector<llvm::Value*>& values,
                             DataType result, const Target& target);
+
+// On Hexagon, a signed 16- or 32-bit vector sum of two products by constants or more that
+// subtracts products by constants, or
+// multiplies a sum of widened narrow values by a constant, as a sum of products by constants
+// (a - b * c is a + b * -c; c * (i16(u8a) - i16(u8b)) is i16(u8a) * c + i16(u8b) * -c): the
+// widening multiply-adds (vmpy(Vu.ub, Rt.b) and vmpyi accumulating, vmpa) take it. Exact in
+// wrapping arithmetic. Null when there is nothing to rewrite.
+Expr hvx_constant_products(const Expr& e, const Target& target);
 
 // After LLVM's optimisation pipeline: the table's DSPC_HVX_FUSE rows (two chained widening
 // multiply-adds become one multiply-add of a register pair).

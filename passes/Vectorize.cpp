@@ -656,6 +656,7 @@ class LoopVectorizer : public IRMutator {
                      : narrowest_access_bytes(piece) * N != vector_bytes_ ||
                            !fused_accesses_ok(piece, vector_bytes_ / 8, mode == Fuse::RunsOrWindows))
           return Stmt();
+        piece = RampIndices().mutate(piece);
         stmts.push_back(piece);
       }
       return stmts.size() == 1 ? stmts[0] : Seq::make(std::move(stmts), op->span);
@@ -682,6 +683,31 @@ class LoopVectorizer : public IRMutator {
     if (!body) return Stmt();
     return For::make(xo, make_const(xt, 0), make_const(xt, (E + k - 1) / k), op->for_kind, body, op->span);
   }
+
+  // A fused body's strided loads (strided_load) written as their ramp: over consecutive x,
+  // ((x0 + j / L) * L + j % L) * 4 is ramp(x0 * L * 4, 4, N), which codegen's matchers (a dot
+  // product's dense span of strided loads) read as such. (Dense accesses codegen reads in
+  // either form.)
+  struct RampIndices : IRMutator {
+    static Expr as_ramp(const Expr& idx) {
+      int lanes = idx.dtype().lanes;
+      if (lanes < 2 || idx.as<Ramp>() || !idx.dtype().is_integer()) return idx;
+      Expr base;
+      std::vector<int64_t> off;
+      if (!lane_offsets(idx, lanes, base, off) || !strided_load(off)) return idx;
+      int64_t stride = off[1] - off[0];
+      DataType t = idx.dtype().element_of();
+      Expr first = simplify_expr(Binary::make(BinaryOp::Add, base, make_const(t, off[0])));
+      return Ramp::make(first, make_const(t, stride), lanes, idx->span);
+    }
+    Expr mutate_Load(const Load* op, const Expr& self) override {
+      Expr e = IRMutator::mutate_Load(op, self);
+      const auto* l = e.as<Load>();
+      if (l->indices.size() != 1) return e;
+      Expr idx = as_ramp(l->indices[0]);
+      return idx.same_as(l->indices[0]) ? e : Load::make(l->buffer, {idx}, l->span);
+    }
+  };
 
   // Lane i of a fused index as base + off[i] (compiler/arith/LaneOffsets.h); a constant base
   // is added into the offsets, and constant_base says so.
@@ -729,8 +755,22 @@ class LoopVectorizer : public IRMutator {
     return off;
   }
 
+  // Lanes at a constant stride of 2 to 4 elements (in_u8[4 * x + r] over consecutive x fused:
+  // x = x0 * L + j is one ramp): as a vectorized loop of the fused lanes reads them, each
+  // register's worth within four aligned vectors (codegen's window loads), or one dense span
+  // with the loads of its other phases (the dot products).
+  static bool strided_load(const std::vector<int64_t>& off) {
+    if (off.size() < 2) return false;
+    int64_t stride = off[1] - off[0];
+    if (stride < 2 || stride > 4) return false;
+    for (size_t i = 1; i < off.size(); ++i)
+      if (off[i] - off[i - 1] != stride) return false;
+    return true;
+  }
+
   // Every store of the fused body (outside its local state) dense, every vector load's lanes
-  // runs of consecutive elements at least `min_run_bytes` long (or dense).
+  // runs of consecutive elements at least `min_run_bytes` long (or dense), or strided
+  // (strided_load); with `windows`, also within aligned windows (registers_in_windows).
   static bool fused_accesses_ok(const Stmt& body, int64_t min_run_bytes, bool windows = false) {
     bool ok = true;
     for_each_access(body, [&](const Buffer& buf, const std::vector<Expr>& idx, DataType t, bool store) {
@@ -744,6 +784,7 @@ class LoopVectorizer : public IRMutator {
       int64_t run = 1, elem_bytes = buf->dtype.bytes();
       if (!store && repeats_one_window(*off, min_run_bytes * 8 / elem_bytes)) return;
       if (!store && windows && registers_in_windows(idx[0], elem_bytes, min_run_bytes * 8)) return;
+      if (!store && strided_load(*off)) return;
       for (int i = 1; i <= lanes; ++i) {
         if (i < lanes && (*off)[i] == (*off)[i - 1] + 1) {
           ++run;

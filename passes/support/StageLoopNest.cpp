@@ -59,6 +59,46 @@ bool is_byte_product(const Expr& e) {
 // extent is not a multiple of 4 (a 5x5 stencil's 25 fit).
 constexpr int64_t kMaxUnrolledDotTerms = 32;
 
+// The narrowest integer type x is widened from through casts that never narrow (i32(u32(u8))
+// is a u8), or 0 when x is not a cast.
+int widened_from_bits(const Expr& x) {
+  int bits = 0;
+  Expr v = x;
+  while (const auto* c = v.as<Cast>()) {
+    DataType from = c->value.dtype();
+    if (!from.is_integer() || !c->dtype.is_integer() || from.bits > c->dtype.bits) break;
+    bits = from.bits;
+    v = c->value;
+  }
+  return bits;
+}
+
+// A term HVX's small sums of products take (vrmpy and vdmpy across lanes, vtmpy and vrmpy's
+// windows along them) in 16- or 32-bit lanes: a product of two values of at most half the
+// lanes' bits (widened by casts, or constants), or one such widened value alone (its product
+// by 1): u32(in_u8[4 * x + r]), i32(in_i16[2 * x + r]) * 3, i16(in_i8[x + r]).
+bool is_narrow_product(const Expr& e) {
+  DataType t = e.dtype();
+  if (!t.is_integer() || (t.bits != 16 && t.bits != 32)) return false;
+  auto narrow = [&](const Expr& x) {
+    int bits = widened_from_bits(x);
+    return x.as<IntImm>() || (bits > 0 && 2 * bits <= t.bits);
+  };
+  if (const auto* m = e.as<Binary>(); m && m->op == BinaryOp::Mul) return narrow(m->a) && narrow(m->b);
+  return !e.as<IntImm>() && narrow(e);
+}
+
+// A term of the sum `e` (adds of its type) that is 0 once simplified.
+bool vanishing_term(const Expr& e) {
+  const auto* add = e.as<Binary>();
+  if (add && add->op == BinaryOp::Add && add->dtype == e.dtype()) return vanishing_term(add->a) || vanishing_term(add->b);
+  const IntImm* k = as_int(simplify_expr(e));
+  return k && k->value == 0;
+}
+
+// The most terms of such a small sum written out (vrmpy's four; vdmpy's two, vtmpy's three).
+constexpr int64_t kMaxUnrolledNarrowTerms = 4;
+
 // Replaces the Reduce nodes of one stage body by accumulator loads: post-order, so a
 // reduction nested in another's source is lowered inside the outer one's loops.
 class ReductionLowering : public IRMutator {
@@ -91,8 +131,11 @@ class ReductionLowering : public IRMutator {
     Expr acc_value = Load::make(acc, {make_i32(0)}, s);
     std::vector<ReduceAxis> axes = op->axes;
     const ReduceAxis& last = axes.back();
-    if (group_ && inner.empty() && op->op == ReduceOp::Sum && is_byte_product(source) && last.extent >= 4 &&
-        last.extent % 4 == 0) {
+    // (A four-long sum of other narrow products too: one group, whose weights stay a register
+    // when one of them is 0, below.)
+    if (group_ && inner.empty() && op->op == ReduceOp::Sum &&
+        ((is_byte_product(source) && last.extent >= 4 && last.extent % 4 == 0) ||
+         (axes.size() == 1 && last.extent == 4 && is_narrow_product(source)))) {
       VarRef outer = VarNode::make(fresh_name(last.var->name + "_o", used_), DataType::i32(), last.var->span);
       Expr group;
       for (int j = 0; j < 4; ++j) {
@@ -129,6 +172,46 @@ class ReductionLowering : public IRMutator {
         source = sum;
         axes.clear();
       }
+    } else if (group_ && inner.empty() && op->op == ReduceOp::Sum && is_narrow_product(source)) {
+      // A sum of two to four narrow products (or widened narrow values) along one small axis
+      // or several: every term written out, so that codegen sees them as one sum (vdmpy's two
+      // terms, vtmpy's window of three, vrmpy's four in 16-bit lanes or by 1s).
+      int64_t total = 1;
+      for (const ReduceAxis& a : axes) total *= a.extent;
+      if (total >= 2 && total <= kMaxUnrolledNarrowTerms) {
+        Expr sum;
+        for (int64_t flat = 0; flat < total; ++flat) {
+          std::map<const VarNode*, Expr> at;
+          int64_t rest = flat;
+          for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+            at[it->var.get()] = make_i32(rest % it->extent);
+            rest /= it->extent;
+          }
+          Expr term = substitute(source, at);
+          sum = sum ? Binary::make(BinaryOp::Add, sum, term, s) : term;
+        }
+        source = sum;
+        axes.clear();
+      }
+    }
+    // An axis of one value is that value (a group of four of a four-long axis), unless a term
+    // of the sum then vanishes (sum(u32(in_u8[4 * x + r]) * u32(u8(r)), r: 4): its weight 0
+    // would leave three products, which no vrmpy takes, where the loop's weights, a register,
+    // keep four).
+    for (size_t j = 0; j < axes.size();) {
+      Expr at = axes[j].extent == 1 && inner.empty() ? substitute(source, {{axes[j].var.get(), make_i32(0)}}) : Expr();
+      if (at && !vanishing_term(at)) {
+        source = at;
+        axes.erase(axes.begin() + static_cast<std::ptrdiff_t>(j));
+      } else {
+        ++j;
+      }
+    }
+    if (axes.empty() && op->op == ReduceOp::Sum && op->dtype.is_integer()) {
+      // Every term written out: the sum is stored at once, not added to a 0 (which would keep a
+      // zeroed register per vector of it).
+      out_->push_back({acc, wrap_reductions(inner, Store::make(acc, {make_i32(0)}, source, s)), s});
+      return acc_value;
     }
     auto update = [&](const Expr& value) {
       return Store::make(acc, {make_i32(0)}, Binary::make(reduce_combine_op(op->op), acc_value, value, s), s);
@@ -137,18 +220,19 @@ class ReductionLowering : public IRMutator {
     int64_t lanes = vector_lanes_;
     if (lanes > 0 && inner.empty() && !axes.empty() && axes.back().extent >= lanes) {
       // The innermost axis in vectors (lower_reductions).
-      int64_t n = last.extent, rem = n % lanes;
-      VarRef ro = VarNode::make(fresh_name(last.var->name + "_o", used_), DataType::i32(), last.var->span);
-      VarRef rv = VarNode::make(fresh_name(last.var->name + "_v", used_), DataType::i32(), last.var->span);
+      const ReduceAxis inner_axis = axes.back();
+      int64_t n = inner_axis.extent, rem = n % lanes;
+      VarRef ro = VarNode::make(fresh_name(inner_axis.var->name + "_o", used_), DataType::i32(), inner_axis.var->span);
+      VarRef rv = VarNode::make(fresh_name(inner_axis.var->name + "_v", used_), DataType::i32(), inner_axis.var->span);
       Expr k = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, var_expr(ro), make_i32(lanes)),
                             var_expr(rv));
       Stmt body = For::make(rv, make_i32(0), make_i32(lanes), ForKind::Vectorized,
-                            update(substitute(source, {{last.var.get(), k}})), s);
+                            update(substitute(source, {{inner_axis.var.get(), k}})), s);
       loops = For::make(ro, make_i32(0), make_i32(n / lanes), ForKind::Serial, body, s);
       if (rem) {
-        VarRef rt = VarNode::make(fresh_name(last.var->name + "_t", used_), DataType::i32(), last.var->span);
+        VarRef rt = VarNode::make(fresh_name(inner_axis.var->name + "_t", used_), DataType::i32(), inner_axis.var->span);
         Expr at = Binary::make(BinaryOp::Add, make_i32(n - lanes), var_expr(rt));
-        Expr value = substitute(source, {{last.var.get(), at}});
+        Expr value = substitute(source, {{inner_axis.var.get(), at}});
         if (op->op == ReduceOp::Sum)
           value = Select::make(Binary::make(BinaryOp::GE, var_expr(rt), make_i32(lanes - rem)), value,
                                make_value(op->dtype, reduce_init(op->op, op->dtype), s), s);
