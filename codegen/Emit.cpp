@@ -148,6 +148,7 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& o
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(t.llvm_triple, error);
   if (!target) return nullptr;
   llvm::TargetOptions to;
+  to.FunctionSections = true;
   auto* tm = target->createTargetMachine(t.llvm_triple, t.llvm_cpu, t.llvm_features, to,
                                          options.pic ? llvm::Reloc::PIC_ : llvm::Reloc::Static,
                                          std::nullopt, codegen_level(options.opt_level));
