@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 #include <cerrno>
 #include <exception>
 #include <mutex>
@@ -466,8 +467,33 @@ bool Importer::run(const std::string& bytes, std::string& dsp) {
     name = "model_" + name;
   for (const auto& o : g.output()) finish_output(o.name());
   drop_unread_batch_copies();
+  drop_dead_calls();
   dsp = print(name);
   return true;
+}
+
+// Nodes whose results nothing reads (ONNX allows them: a branch a tool left behind, an output
+// that was removed) are dropped, and the results of a call that nothing reads are named '_',
+// as dspc's graphs require of a result not used.
+void Importer::drop_dead_calls() {
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::set<std::string> read;
+    for (const Call& c : calls_) read.insert(c.args.begin(), c.args.end());
+    for (const Param& p : outputs_) read.insert(p.name);
+    size_t before = calls_.size();
+    calls_.erase(std::remove_if(calls_.begin(), calls_.end(),
+                                [&](const Call& c) {
+                                  return std::none_of(c.outs.begin(), c.outs.end(),
+                                                      [&](const std::string& o) { return read.count(o) > 0; });
+                                }),
+                 calls_.end());
+    changed = calls_.size() != before;
+    if (!changed)
+      for (Call& c : calls_)
+        for (std::string& o : c.outs)
+          if (!read.count(o)) o = "_";
+  }
 }
 
 void Importer::declare_input(const std::string& onnx_name, Val v) {

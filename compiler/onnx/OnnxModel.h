@@ -167,6 +167,7 @@ class Importer {
                           const std::vector<int64_t>& bias);
   std::string drop_batch(const Val& x);  // a batch-1 NHWC u8 value as [H, W, C]
   void drop_unread_batch_copies();
+  void drop_dead_calls();
   void batch_norm();
   void batch_norm_training();
   void pool(bool max, bool quantized = false);
