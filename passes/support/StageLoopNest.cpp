@@ -92,7 +92,8 @@ bool is_narrow_product(const Expr& e) {
 bool vanishing_term(const Expr& e) {
   const auto* add = e.as<Binary>();
   if (add && add->op == BinaryOp::Add && add->dtype == e.dtype()) return vanishing_term(add->a) || vanishing_term(add->b);
-  const IntImm* k = as_int(simplify_expr(e));
+  Expr simplified = simplify_expr(e);  // held here: as_int's pointer is into it
+  const IntImm* k = as_int(simplified);
   return k && k->value == 0;
 }
 
