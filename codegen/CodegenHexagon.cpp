@@ -230,9 +230,13 @@ class HexagonHooks : public TargetHooks {
     auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
     uint64_t bytes = words->getPrimitiveSizeInBits() / 8;
     if (ty->getPrimitiveSizeInBits() != words->getPrimitiveSizeInBits()) return nullptr;
-    llvm::Value* keep = b.getInt32(~uint32_t(bytes - 1));
+    // The aligned vector holding p, as p less its address's low bits: a GEP, not llvm.ptrmask,
+    // which LLVM 19's alias analysis sees through as p itself (BasicAA decomposes the intrinsic's
+    // result as its argument), so that GVN forwarded a store at p to the aligned load below it
+    // (a local buffer read at an odd offset: avgpool's column sums).
     auto block = [&](llvm::Value* p) {
-      llvm::Value* a = b.CreateIntrinsic(llvm::Intrinsic::ptrmask, {p->getType(), b.getInt32Ty()}, {p, keep});
+      llvm::Value* low = b.CreateAnd(b.CreatePtrToInt(p, b.getInt32Ty()), b.getInt32(uint32_t(bytes - 1)));
+      llvm::Value* a = b.CreateGEP(b.getInt8Ty(), p, b.CreateNeg(low));
       return b.CreateAlignedLoad(words, a, llvm::Align(bytes));
     };
     llvm::Value* first = block(lo);

@@ -575,10 +575,7 @@ class LoopVectorizer : public IRMutator {
     // loop over x and k, k the output channels of a convolution): with the small reduction loops
     // around them unrolled, their offsets are constants, and each register's lanes lie in aligned
     // vectors that codegen reads whole and permutes.
-    // Off for now: with it, e2e/oplib's avgpool<2, 2, 0, 4, 9, 16> (nn.dsp) gave wrong results on
-    // hexagon-v68 (47 of 128 elements) once merged with this round's other codegen changes; the
-    // cause is not found yet.
-    if (Stmt unrolled = unroll_small_loops(vbody); kFuseWindowReads && !unrolled.same_as(vbody))
+    if (Stmt unrolled = unroll_small_loops(vbody); !unrolled.same_as(vbody))
       return fuse_as(op, v, simplify_stmt(unrolled), units, k_runs, Fuse::RunsOrWindows);
     return Stmt();
   }
@@ -1012,7 +1009,6 @@ class LoopVectorizer : public IRMutator {
   static constexpr int64_t kMaxLanes = 2048;  // a transposing stage's 16 u8 registers
   static constexpr int64_t kMaxUnrolledLanes = 16;  // longer scalar remainders stay loops
   static constexpr int64_t kMaxUnrolledCopies = 64;  // unroll_small_loops: a 3x3 window of 4-channel groups
-  static constexpr bool kFuseWindowReads = false;     // fuse_short_vector's window reads: see there
   bool hexagon_;
   int64_t vector_bytes_;  // one vector register of the target (HVX: the 128-byte mode)
   VectorAccumulators accs_;  // the accumulators of the allocations being vectorized (step 5)
