@@ -160,6 +160,23 @@ int widest_bytes(const Stage& stage) {
   return w.bytes;
 }
 
+// Whether every load in `e` has `v` in one of its indices.
+bool every_read_indexed_by(const Expr& e, const VarNode* v) {
+  struct Reads : IRVisitor {
+    const VarNode* v;
+    bool all = true;
+    void visit_Load(const Load* op) override {
+      bool uses = false;
+      for (const Expr& i : op->indices) uses |= mentions(i, v);
+      all &= uses;
+      IRVisitor::visit_Load(op);
+    }
+  } r;
+  r.v = v;
+  r.visit(e);
+  return r.all;
+}
+
 int count_reductions(const Expr& e) {
   struct Counter : IRVisitor {
     int n = 0;
@@ -856,6 +873,15 @@ Stmt lower_stage(const Stage& stage, std::set<std::string>& used, const LowerOpt
     if (reduce_lanes) lanes = 1;
     else lanes = short_vector_lanes(stage, lanes);
     bool short_vector = lanes < full && lanes * widest_bytes(stage) < options.target.vector_bytes;
+    // Also short where its widest values fill a register but its narrowest accesses do not (a
+    // depthwise convolution's 32 channels of i32 sums of u8 products, a padded copy of 32 u8
+    // channels whose bounds tests compare i32 indices), when the whole innermost variable is
+    // one vector and every read of the stage is indexed by it: fused pixels then load whole
+    // vectors, and jammed rows would share no read.
+    int narrow_full = options.target.vector_bytes / narrowest_bytes(stage.body, stage.out->dtype.bytes());
+    if (!short_vector && !reduce_lanes && lanes > 1 && lanes < narrow_full && stage.index_vars.size() >= 2 &&
+        stage.out->shape.back() == lanes && every_read_indexed_by(stage.body, stage.index_vars.back().get()))
+      short_vector = true;
     for (const Region& r : stage_boxes(stage, lanes, short_vector))
       boxes.push_back(lower_auto_box(stage, r, lanes, used, padded, reduce_lanes, short_vector));
     return Seq::make(boxes);

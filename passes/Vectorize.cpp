@@ -563,13 +563,19 @@ class LoopVectorizer : public IRMutator {
     } catch (const CannotVectorize&) {
       return Stmt();
     }
-    if (L * widest >= vector_bytes_ || L * lane_bytes >= vector_bytes_ || vector_bytes_ % widest) return Stmt();
+    // Short when its narrowest accesses fill less than a vector, even where its widest values
+    // fill one or more (a depthwise convolution of 32 u8 channels accumulating in i32: four
+    // pixels' dense 128-byte loads, the i32 lanes four registers, instead of quarter-vector
+    // loads per pixel).
+    if (L * lane_bytes >= vector_bytes_ || vector_bytes_ % widest) return Stmt();
+    bool wide_fills = L * widest >= vector_bytes_;
     // One register of k * L lanes when L's lanes fill a power-of-two fraction of a vector of the
     // narrowest element and every load is then runs (fused_accesses_ok); else L registers, k a
     // register's lanes of the widest values, when every load is then windowed (three u8 planes
     // to [y, x, 3]: each register of the output reads 43 consecutive x of each plane).
     int64_t k_runs = (L & (L - 1)) == 0 && vector_bytes_ % (L * lane_bytes) == 0 ? vector_bytes_ / (L * lane_bytes) : 0;
     if (Stmt f = fuse_as(op, v, vbody, units, k_runs, Fuse::Runs)) return f;
+    if (wide_fills) return Stmt();
     if (Stmt f = fuse_as(op, v, vbody, units, vector_bytes_ / widest, Fuse::Windowed)) return f;
     // Reads that give each pixel's few elements to all its lanes (I[y + r, x + t, c] in a fused
     // loop over x and k, k the output channels of a convolution): with the small reduction loops
