@@ -7,6 +7,10 @@
 //  2b. With the automatic schedule, a stage without a schedule whose reduction is a separable
 //     window becomes two (separate_window): its first pass, a stage of its own, then the stage
 //     reading it.
+//  2c. With the automatic schedule, a stage without a schedule that is a byte matrix product
+//     along its vectorized variable gets the operand read along it packed for vrmpy
+//     (pack_byte_product): the packing stage (and, for a signed operand, a row-sum stage),
+//     then the stage reading the packed copy.
 //  3. A stage without a schedule gets the automatic one, when on (lower_auto): boundary
 //     partitioning into boxes (passes/support/Partition.h), each box's innermost loop
 //     vectorized at the HVX width, unroll-and-jam of one-reduction stages, byte dot products
@@ -125,9 +129,14 @@ int auto_lanes(const Stage& stage, const Target& target) {
   // type, rather than no vectors at all.
   int64_t extent = stage.out->shape.empty() ? 0 : stage.out->shape.back();
   if (lanes > 1 && extent < lanes) {
-    int fit = 1;
-    while (fit * 2 <= extent) fit *= 2;
-    if (static_cast<int64_t>(fit) * stage.out->dtype.bytes() >= target.vector_bytes) return fit;
+    // Of those powers of two, the one that computes the fewest outputs twice (the last vector
+    // shifted inwards), the wider on a tie: 96 i32 as three vectors of 32, not two of 64.
+    int best = 0;
+    for (int64_t fit = 1; fit <= extent; fit *= 2) {
+      if (fit * stage.out->dtype.bytes() < target.vector_bytes) continue;
+      if (!best || (extent + fit - 1) / fit * fit <= (extent + best - 1) / best * best) best = static_cast<int>(fit);
+    }
+    if (best) return best;
   }
   return lanes;
 }
@@ -1233,6 +1242,239 @@ std::optional<SeparatedWindow> separate_window(const Stage& st, std::set<std::st
   return out;
 }
 
+// ---------------------------------------------------------------- packed byte products
+
+// A matrix product of bytes, C[.., n] = sum(wA(A(.., k)) * wB(B[.., k, n]), k: K) with n the
+// stage's innermost (vectorized) variable, wA and wB widening casts of 8-bit values into the
+// sum's 32 bits, and A(.., k) not reading n: each vector of C needs, per k, B's row k along n,
+// and HVX's vrmpy sums four byte products per 32-bit lane, so the four rows k .. k + 3 must be
+// interleaved byte by byte (a permute network per vrmpy, redone for every two rows of C).
+// Instead the automatic schedule packs B once, before the product (as Halide's matmul
+// schedules and the dense bench schedule do by hand):
+//   C_pk[.., ko, l] = B[.., 4 ko + l % 4, l / 4]           (ko < K / 4, l < 4 N)
+// whose 32-bit lane n of row ko holds B[4 ko .. 4 ko + 3, n]; the product then reads
+// C_pk[.., k / 4, 4 n + k % 4], four consecutive k one dense span: vector loads and one vrmpy
+// per 32 lanes, no permute. The packing is vectorized by four vectors of bytes (codegen's
+// transposing load: four row loads and vshuff), its rows padded to whole vectors; rows of
+// fewer than one vector of columns are padded to one, the padding read within B's row
+// (l / 4 % N) and never read back. vrmpy multiplies a vector of unsigned bytes by scalar
+// bytes of either signedness (A's four bytes are one word); a signed B is packed offset by
+// 128 (u8(B) ^ 128 = B + 128) and the sum corrected by 128 times A's sum over k, computed
+// once per row as a stage of its own, C_rs (exact: wrapping arithmetic):
+//   C[.., n] = sum(wA(A(.., k)) * i32(C_pk[..]), k: K - K % 4) - 128 * C_rs[..] + (last terms)
+// The last K % 4 terms are written out, reading B itself. Only a stage without a schedule, on
+// HVX, with one reduction, a 32-bit integer sum over one axis k of one product of two such
+// factors, B read as above (its other indices free of k and n), n at least one vector of the
+// sum's lanes, and, measured (bench/ and tests/golden/codegen/packed-matmul.dsp), where it
+// pays: K of at least 4; at least kPackMinReuse outputs reading each element of B per n (a
+// matrix-vector product of one row: 329 -> 551 packets packed); not rows of B that are
+// aligned pieces of a vector (N = 64, 32: four rows are one span, which one vshuff
+// interleaves; a 6 x 32 by 32 x 64 product: 144 -> 254 packed). `why` gets the reason a stage
+// of this shape is not packed.
+constexpr int64_t kPackMinReuse = 4;
+constexpr int64_t kByteOffset = 128;  // not a target fact: -128 .. 127 + 128 is 0 .. 255
+
+struct PackedProduct {
+  Stage pack;                   // B's rows four by four, interleaved (offset by 128 if signed)
+  std::optional<Stage> rowsum;  // A's sum over k, for a signed B
+  Stage product;
+};
+
+// The 8-bit value under a chain of integer casts that each widen, or null; value_preserving
+// false when an inner cast changes the value (a signed byte made unsigned, then widened).
+Expr widened_byte(const Expr& e, bool& value_preserving) {
+  Expr v = e;
+  value_preserving = true;
+  bool first = true;
+  while (const auto* c = v.as<Cast>()) {
+    DataType to = c->dtype, from = c->value.dtype();
+    if (!to.is_integer() || !from.is_integer() || to.bits <= from.bits) return Expr();
+    // An inner cast from signed to unsigned changes the value the outer one widens.
+    if (!first && from.is_int() && to.is_uint()) value_preserving = false;
+    first = false;
+    v = c->value;
+  }
+  if (first || !v.dtype().is_integer() || v.dtype().bits != 8 || v.dtype().lanes != 1) return Expr();
+  return v;
+}
+
+std::optional<PackedProduct> pack_byte_product(const Stage& st, std::set<std::string>& used,
+                                               const std::set<std::string>& not_readable, const Target& target,
+                                               std::string* why = nullptr) {
+  auto no = [&](const std::string& reason) -> std::optional<PackedProduct> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  if (!st.schedule.empty() || st.index_vars.empty() || count_reductions(st.body) != 1) return std::nullopt;
+  const Reduce* R = only_reduction(st.body);
+  if (!R || R->op != ReduceOp::Sum || !R->dtype.is_integer() || R->dtype.lanes != 1 || R->axes.size() != 1)
+    return std::nullopt;
+  std::vector<Expr> factors;
+  flatten_product(R->source, factors);
+  if (factors.size() != 2) return std::nullopt;
+  const VarNode* n = st.index_vars.back().get();
+  const VarNode* k = R->axes[0].var.get();
+  int64_t K = R->axes[0].extent, N = st.out->shape.back();
+  // B: the factor that reads n, a widened byte load whose last two indices are k and n.
+  int b = vars_in(factors[0]).count(n) ? 0 : 1;
+  if (!vars_in(factors[b]).count(n) || vars_in(factors[1 - b]).count(n)) return std::nullopt;
+  bool b_exact = true, a_exact = true;
+  Expr bv = widened_byte(factors[b], b_exact), av = widened_byte(factors[1 - b], a_exact);
+  const auto* L = bv.as<Load>();
+  size_t d = L ? L->indices.size() : 0;
+  if (!L || d < 2 || !is_var(L->indices[d - 1], n) || !is_var(L->indices[d - 2], k)) return std::nullopt;
+  for (size_t i = 0; i + 2 < d; ++i) {
+    std::set<const VarNode*> vs = vars_in(L->indices[i]);
+    if (vs.count(n) || vs.count(k)) return std::nullopt;
+  }
+  // From here on the stage is a byte matrix product along n: say why it is not packed.
+  if (target.arch != Arch::hexagon) return no("not packed for vrmpy: the target has no HVX");
+  if (R->dtype.bits != 32) return no("not packed for vrmpy: the sum is not in 32 bits");
+  if (!av) return no("not packed for vrmpy: the factor without " + n->name + " is not a widened byte");
+  if (!b_exact || !a_exact) return no("not packed for vrmpy: a cast changes a byte's value before it widens");
+  if (not_readable.count(L->buffer->name)) return no("not packed for vrmpy: another stage's schedule names " + L->buffer->name);
+  if (N * R->dtype.bytes() < target.vector_bytes)
+    return no("not packed for vrmpy: " + n->name + "'s extent " + std::to_string(N) + " is below one vector of the sum");
+  if (K > L->buffer->shape[d - 2] || N > L->buffer->shape[d - 1]) return std::nullopt;
+  bool offset = L->dtype.is_int();
+  int64_t Kf = K - K % 4, K4 = Kf / 4;
+  if (N < target.vector_bytes && target.vector_bytes % N == 0)
+    return no("not packed for vrmpy: " + L->buffer->name + "'s rows of " + std::to_string(N) +
+              " bytes are aligned pieces of vectors, interleaved by vshuff as cheaply as a packed copy is read "
+              "(measured)");
+  if (Kf == 0) return no("not packed for vrmpy: " + k->name + " has fewer than four terms");
+  // Each element of B is read by `reuse` outputs per n; the unpacked product interleaves B's
+  // rows once per two of them (two rows jammed), the packing once in all, and its copy costs a
+  // store and a load: measured, one or two rows (a matrix-vector product) lose by packing.
+  int64_t reuse = 1;
+  {
+    std::set<const VarNode*> in_b;
+    for (const Expr& ix : L->indices)
+      for (const VarNode* v : vars_in(ix)) in_b.insert(v);
+    for (size_t i = 0; i + 1 < st.index_vars.size(); ++i)
+      if (!in_b.count(st.index_vars[i].get())) reuse *= st.out->shape[i];
+  }
+  if (reuse < kPackMinReuse)
+    return no("not packed for vrmpy: each element of " + L->buffer->name + " is read by " + std::to_string(reuse) +
+              " output row(s), below " + std::to_string(kPackMinReuse) + ": packing would cost more than it saves");
+  // The packed rows hold at least one vector of columns (four vectors of bytes): a row of
+  // fewer columns is padded to that, its padding read from within B's row (l / 4 % N), which
+  // the product never reads.
+  int64_t V = target.vector_bytes, Np = std::max(N, V);
+
+  PackedProduct out;
+  // The packed copy: B's leading dimensions, then ko and l.
+  std::vector<int64_t> shape(L->buffer->shape.begin(), L->buffer->shape.begin() + (d - 2));
+  shape.push_back(K4);
+  shape.push_back(4 * Np);
+  std::vector<VarRef> pv;
+  for (size_t i = 0; i + 2 < d; ++i) pv.push_back(VarNode::make(fresh_name("i" + std::to_string(i), used), DataType::i32(), st.span));
+  VarRef ko = VarNode::make(fresh_name("ko", used), DataType::i32(), st.span);
+  VarRef l = VarNode::make(fresh_name("l", used), DataType::i32(), st.span);
+  pv.push_back(ko);
+  pv.push_back(l);
+  Expr row = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, var_expr(ko), make_i32(4)),
+                          Binary::make(BinaryOp::Mod, var_expr(l), make_i32(4)));
+  Expr col = Binary::make(BinaryOp::Div, var_expr(l), make_i32(4));
+  if (Np > N) col = Binary::make(BinaryOp::Mod, col, make_i32(N));
+  std::vector<Expr> bidx;
+  for (size_t i = 0; i + 2 < d; ++i) bidx.push_back(var_expr(pv[i]));
+  bidx.push_back(row);
+  bidx.push_back(col);
+  Expr packed = Load::make(L->buffer, bidx, L->span);
+  if (offset)
+    packed = Binary::make(BinaryOp::BitXor, Cast::make(DataType::u8(), packed), make_const(DataType::u8(), kByteOffset));
+  out.pack.out = BufferNode::make(fresh_name(st.out->name + "_pk", used), DataType::u8(), shape, StorageScope::Global, st.span);
+  out.pack.index_vars = pv;
+  out.pack.body = packed;
+  out.pack.span = st.span;
+  // Four vectors of bytes per step, V columns of four rows: dense row loads and two rounds of
+  // vshuff (codegen's transposing load), the last step shifted inwards where 4 V does not
+  // divide the row; rows padded to whole vectors, so that the product's loads are aligned.
+  {
+    SchedulePrimitive vec;
+    vec.kind = ScheduleKind::Vectorize;
+    vec.stage = out.pack.out->name;
+    vec.span = vec.stage_span = st.span;
+    vec.vars = {l->name};
+    vec.var_spans = {st.span};
+    if (4 * Np > 4 * V) {  // else the whole row is one step (no loop of one iteration)
+      vec.new_names = {fresh_name(l->name + "_v", used)};
+      vec.new_name_spans = {st.span};
+      vec.factors = {4 * V};
+      vec.factor_spans = {st.span};
+    }
+    out.pack.schedule.push_back(vec);
+    if ((4 * Np) % V != 0) {
+      SchedulePrimitive align;
+      align.kind = ScheduleKind::StorageAlign;
+      align.stage = out.pack.out->name;
+      align.factors = {int64_t(shape.size()) - 2, V};
+      out.pack.schedule.push_back(align);
+    }
+  }
+
+  // The product: B's factor read from the packed copy at (kk / 4, 4 n + kk % 4).
+  auto packed_factor = [&](const Expr& kk) {
+    std::vector<Expr> idx(L->indices.begin(), L->indices.begin() + (d - 2));
+    idx.push_back(Binary::make(BinaryOp::Div, kk, make_i32(4)));
+    idx.push_back(Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, var_expr(st.index_vars.back()), make_i32(4)),
+                               Binary::make(BinaryOp::Mod, kk, make_i32(4))));
+    return Cast::make(R->dtype, Load::make(out.pack.out, idx, L->span), st.span);
+  };
+  const Expr& A = factors[1 - b];
+  Expr sum;
+  if (Kf > 0) {
+    VarRef kv = VarNode::make(k->name, DataType::i32(), R->span);
+    Expr a = substitute(A, {{k, var_expr(kv)}});
+    sum = Reduce::make(ReduceOp::Sum, Binary::make(BinaryOp::Mul, a, packed_factor(var_expr(kv)), R->span),
+                       {{kv, Kf}}, R->span);
+  }
+  // The last K % 4 terms written out, reading B itself (a vector by a scalar each).
+  for (int64_t r = Kf; r < K; ++r)
+    sum = Binary::make(BinaryOp::Add, sum, substitute(R->source, {{k, make_i32(r)}}), R->span);
+  if (offset) {
+    // A's sum over k, once per point of the other variables.
+    std::vector<VarRef> rv;
+    std::vector<int64_t> rshape;
+    std::map<const VarNode*, Expr> to_rv;
+    std::vector<Expr> ridx;
+    for (size_t i = 0; i + 1 < st.index_vars.size(); ++i) {
+      rv.push_back(VarNode::make(st.index_vars[i]->name, DataType::i32(), st.span));
+      rshape.push_back(st.out->shape[i]);
+      to_rv[st.index_vars[i].get()] = var_expr(rv.back());
+      ridx.push_back(var_expr(st.index_vars[i]));
+    }
+    if (rv.empty()) {  // C has one dimension: one sum, a tensor of one element
+      rv.push_back(VarNode::make(fresh_name("i", used), DataType::i32(), st.span));
+      rshape.push_back(1);
+      ridx.push_back(make_i32(0));
+    }
+    VarRef kv = VarNode::make(k->name, DataType::i32(), R->span);
+    to_rv[k] = var_expr(kv);
+    Stage rs;
+    rs.out = BufferNode::make(fresh_name(st.out->name + "_rs", used), R->dtype, rshape, StorageScope::Global, st.span);
+    rs.index_vars = rv;
+    rs.body = Reduce::make(ReduceOp::Sum, substitute(A, to_rv), {{kv, Kf}}, R->span);
+    rs.span = st.span;
+    Expr corr = Binary::make(BinaryOp::Mul, Load::make(rs.out, ridx, st.span), make_const(R->dtype, kByteOffset), st.span);
+    sum = Binary::make(BinaryOp::Sub, sum, corr, st.span);
+    out.rowsum = std::move(rs);
+  }
+  struct ReplaceReduce : IRMutator {
+    const Reduce* R = nullptr;
+    Expr with;
+    Expr mutate_Reduce(const Reduce* op, const Expr& self) override {
+      return op == R ? with : IRMutator::mutate_Reduce(op, self);
+    }
+  } rr;
+  rr.R = R;
+  rr.with = sum;
+  out.product = st;
+  out.product.body = rr.mutate(st.body);
+  return out;
+}
+
 // Sibling fusion (step 3b): stage `next` joins the group [first, next) when all of them are
 // pure stages without a schedule of the same shape and the same automatic boxes, and none of
 // them reads another (siblings, as median3x3's Lo, Hi and Mid, which read the same rows: in
@@ -1339,6 +1581,14 @@ PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
       if (auto sep = separate_window(lowered, used, scheduled_with, options.target)) {
         stages.push_back(std::move(sep->first));
         stages.push_back(std::move(sep->second));
+        continue;
+      }
+    // A byte matrix product: its operand read along k packed for vrmpy (step 2c).
+    if (options.auto_schedule && !scheduled_with.count(st.out->name))
+      if (auto pk = pack_byte_product(lowered, used, scheduled_with, options.target)) {
+        stages.push_back(std::move(pk->pack));
+        if (pk->rowsum) stages.push_back(std::move(*pk->rowsum));
+        stages.push_back(std::move(pk->product));
         continue;
       }
     stages.push_back(std::move(lowered));
@@ -1552,6 +1802,19 @@ void explain_func(const TensorFunc& f, const LowerOptions& options, std::ostream
              "the input's innermost dimension becomes a stage of its own, " + sep->first.out->name + " (" + sep->first.out->dtype.str() + shape_str(sep->first.out->shape) +
              "), computed once per input row; " + st.out->name + " reduces " + sep->first.out->name +
              " over the other axes (below: the stage before the split)");
+      }
+      std::string why;
+      if (auto pk = pack_byte_product(with_inlined, scratch, scheduled_with, options.target, &why)) {
+        line("automatic schedule: a product of bytes summed along " + only_reduction(st.body)->axes[0].var->name +
+             ": its operand read along " + st.index_vars.back()->name + " is packed once for vrmpy into " +
+             pk->pack.out->name + " (" + pk->pack.out->dtype.str() + shape_str(pk->pack.out->shape) +
+             ", four rows interleaved byte by byte" +
+             (pk->rowsum ? ", offset by 128 to unsigned bytes; " + pk->rowsum->out->name +
+                               " holds the other factor's sum, which corrects the offset"
+                         : std::string()) +
+             "), which " + st.out->name + " reads with dense loads (below: the stage before packing)");
+      } else if (!why.empty()) {
+        line(why);
       }
     }
     const VarNode* x = st.index_vars.empty() ? nullptr : st.index_vars.back().get();
