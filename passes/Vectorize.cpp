@@ -24,6 +24,11 @@
 //     read is the reduction of the M lanes to one: the horizontal reduction runs once, after
 //     the loops. The M lanes always combine to the accumulator's value, whatever lane of them
 //     each value went to.
+//  6. After the loops are vector code, a select of integer lanes decided by a comparison is
+//     computed in the lanes of the narrowest data the comparison reads when every value it
+//     compares and chooses fits there (NarrowLaneSelects: a histogram's `select(i32(I >> 4)
+//     == b, 1, 0)` is a byte compare and a byte select, widened once); a lane shift right by
+//     a constant compared with a uniform value is a mask or a bound instead (without_shift).
 #include "passes/Vectorize.h"
 
 #include <numeric>
@@ -35,6 +40,7 @@
 #include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/ScalarOnly.h"
+#include "compiler/arith/IndexBounds.h"
 #include "compiler/arith/LaneOffsets.h"
 #include "passes/support/StageLoopNest.h"
 #include "compiler/arith/Simplify.h"
@@ -1018,14 +1024,203 @@ class LoopVectorizer : public IRMutator {
   VectorAccumulators accs_;  // the accumulators of the allocations being vectorized (step 5)
 };
 
+// Step 6: a select of integer lanes decided by a comparison, where the comparison's operands,
+// and both values chosen, fit in the lanes of the narrowest data the comparison reads (an
+// 8-bit image: 128 lanes per HVX register), is computed in those lanes and widened once:
+// `select(i32(I >> 4) == b, u32(1), u32(0))` becomes `u32(select(I >> 4 == u8(b), 1u8,
+// 0u8))`, one byte compare and one byte select instead of four word compares and selects (and
+// a sum of it is then a sum of widened bytes: vrmpy by 1s on HVX). The ranges come from
+// interval arithmetic over the loops' ranges (IndexBounds), so the values are exact in the
+// narrow type and the rewrite never changes a result. An operand computed in wide lanes from
+// narrow data (`(i32(A) + i32(B)) >> 5`) is rewritten in the narrowest lanes that hold each of
+// its values (the sum in 16 bits, the shift's result in 8).
+class NarrowLaneSelects : public IRMutator {
+ public:
+  Stmt mutate_For(const For* op, const Stmt& self) override {
+    Interval lo = bounds_.of(op->min), ext = bounds_.of(op->extent);
+    bounds_.set(op->var.get(), {lo.lo, lo.hi + std::max<i128>(ext.hi, 1) - 1});
+    return IRMutator::mutate_For(op, self);
+  }
+  Stmt mutate_LetStmt(const LetStmt* op, const Stmt& self) override {
+    bounds_.set(op->var.get(), bounds_.of(op->value));
+    return IRMutator::mutate_LetStmt(op, self);
+  }
+  Expr mutate_Binary(const Binary* op, const Expr& self) override {
+    Expr e = IRMutator::mutate_Binary(op, self);
+    const auto* b = e.as<Binary>();
+    if (!b || !is_comparison(b->op) || b->a.dtype().lanes < 2) return e;
+    return without_shift(b->op, b->a, b->b, b->span);
+  }
+  Expr mutate_Select(const Select* op, const Expr& self) override {
+    // A comparison deciding it: its operands first, the comparison itself after the narrowing
+    // is tried (a shift it would lose is what tells the narrow operand's range).
+    Expr e;
+    const auto* oc = op->cond.as<Binary>();
+    if (oc && is_comparison(oc->op) && oc->a.dtype().lanes > 1) {
+      Expr cond = Binary::make(oc->op, mutate(oc->a), mutate(oc->b), oc->span);
+      e = Select::make(cond, mutate(op->t), mutate(op->f), op->span);
+      if (Expr n = narrowed_select(e.as<Select>())) return n;
+      const auto* c = cond.as<Binary>();
+      return Select::make(without_shift(c->op, c->a, c->b, c->span), e.as<Select>()->t, e.as<Select>()->f, op->span);
+    }
+    e = IRMutator::mutate_Select(op, self);
+    if (Expr n = narrowed_select(e.as<Select>())) return n;
+    return e;
+  }
+
+ private:
+  // The select narrowed (step 6), or null.
+  Expr narrowed_select(const Select* sel) {
+    if (!sel) return Expr();
+    DataType t = sel->dtype;
+    const auto* cmp = sel->cond.as<Binary>();
+    if (!cmp || !is_comparison(cmp->op) || !t.is_integer() || t.lanes < 2) return Expr();
+    DataType ct = cmp->a.dtype();
+    if (!ct.is_integer() || ct.lanes != t.lanes) return Expr();
+    int n = narrowest_load_bits(cmp->a, cmp->b);
+    if (n == 0 || n >= t.bits || n > ct.bits) return Expr();
+    bounds_.refuel();
+    std::optional<DataType> sc = fit_type({bounds_.of(cmp->a), bounds_.of(cmp->b)}, n, t.lanes);
+    std::optional<DataType> sv = fit_type({bounds_.of(sel->t), bounds_.of(sel->f)}, n, t.lanes);
+    if (!sc || !sv) return Expr();
+    Expr c = without_shift(cmp->op, narrow_to(cmp->a, *sc), narrow_to(cmp->b, *sc), cmp->span);
+    return Cast::make(t, Select::make(c, narrow_to(sel->t, *sv), narrow_to(sel->f, *sv), sel->span), sel->span);
+  }
+
+ private:
+  static int narrowest_load_bits(const Expr& a, const Expr& b) {
+    struct Scan : IRVisitor {
+      int bits = 0;
+      using IRVisitor::visit;
+      void visit_Load(const Load* l) override {
+        if (l->dtype.is_integer() && l->dtype.lanes > 1 && (bits == 0 || l->dtype.bits < bits)) bits = l->dtype.bits;
+        IRVisitor::visit_Load(l);
+      }
+    } scan;
+    scan.visit(a);
+    scan.visit(b);
+    return scan.bits;
+  }
+
+  // `a op b` without a right shift of vector lanes by a constant c against a uniform value k
+  // (HVX has no byte shifts): with floor shifts, x >> c == k is x & -2^c == k << c, x >> c < k
+  // is x < k << c, and x >> c <= k is x <= (k << c) + 2^c - 1 (likewise !=, >=, >), when every
+  // value of k << c (plus 2^c - 1) fits x's type. `a op b` itself otherwise.
+  Expr without_shift(BinaryOp op, const Expr& a, const Expr& b, Span sp) {
+    for (int order = 0; order < 2; ++order) {
+      const auto* sh = (order ? b : a).as<Binary>();
+      Expr k = scalar_of(order ? a : b);
+      BinaryOp o = order ? mirrored_comparison(op) : op;
+      DataType t = (order ? b : a).dtype();
+      if (!sh || sh->op != BinaryOp::Shr || !k || !t.is_integer() || t.lanes < 2) continue;
+      const IntImm* c = as_int(scalar_of(sh->b));
+      if (!c || c->value <= 0 || c->value >= t.bits) continue;
+      bounds_.refuel();
+      Interval rk = bounds_.of(k);
+      i128 step = i128(1) << c->value;
+      i128 tlo = t.is_uint() ? 0 : -(i128(1) << (t.bits - 1));
+      i128 thi = t.is_uint() ? (i128(1) << t.bits) - 1 : (i128(1) << (t.bits - 1)) - 1;
+      if (rk.lo * step < tlo || rk.hi * step + step - 1 > thi) continue;
+      DataType te = t.element_of();
+      Expr kc = Cast::make(te, k, sp);
+      Expr shifted = Binary::make(BinaryOp::Mul, kc, make_const(te, static_cast<int64_t>(step)), sp);
+      Expr x = sh->a, rhs;
+      switch (o) {
+        case BinaryOp::EQ:
+        case BinaryOp::NE:
+          x = Binary::make(BinaryOp::BitAnd, x, Broadcast::make(make_const(te, -static_cast<int64_t>(step)), t.lanes, sp), sp);
+          rhs = shifted;
+          break;
+        case BinaryOp::LT:
+        case BinaryOp::GE: rhs = shifted; break;
+        default:  // LE, GT
+          rhs = Binary::make(BinaryOp::Add, shifted, make_const(te, static_cast<int64_t>(step - 1)), sp);
+          break;
+      }
+      return Binary::make(o, x, Broadcast::make(simplify_expr(rhs), t.lanes, sp), sp);
+    }
+    return Binary::make(op, a, b, sp);
+  }
+
+  static BinaryOp mirrored_comparison(BinaryOp op) {  // a op b == b mirrored a
+    switch (op) {
+      case BinaryOp::LT: return BinaryOp::GT;
+      case BinaryOp::LE: return BinaryOp::GE;
+      case BinaryOp::GT: return BinaryOp::LT;
+      case BinaryOp::GE: return BinaryOp::LE;
+      default: return op;
+    }
+  }
+
+  // The integer type of `bits` bits (unsigned when no value is negative) that holds every
+  // value of the intervals; nullopt when none does.
+  static std::optional<DataType> fit_type(std::initializer_list<Interval> rs, int bits, int lanes) {
+    i128 lo = 0, hi = 0;
+    bool first = true;
+    for (const Interval& r : rs) {
+      lo = first ? r.lo : std::min(lo, r.lo);
+      hi = first ? r.hi : std::max(hi, r.hi);
+      first = false;
+    }
+    if (lo >= 0 && hi <= (i128(1) << bits) - 1) return DataType(TypeCode::UInt, static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes));
+    if (lo >= -(i128(1) << (bits - 1)) && hi <= (i128(1) << (bits - 1)) - 1)
+      return DataType(TypeCode::Int, static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes));
+    return std::nullopt;
+  }
+
+  // `e` (whose every value fits `s`) computed in `s`'s lanes.
+  Expr narrow_to(const Expr& e, DataType s) {
+    DataType t = e.dtype();
+    if (t == s) return e;
+    if (const auto* imm = e.as<IntImm>()) return make_const(s, imm->value, e->span);
+    if (const auto* b = e.as<Broadcast>()) return Broadcast::make(narrow_to(b->value, s.element_of()), b->lanes, e->span);
+    if (const auto* c = e.as<Cast>()) {
+      DataType v = c->value.dtype();
+      // A cast of a value no wider than `s`: every value of e is the value itself.
+      bool exact = (v.bits < t.bits && (v.is_uint() || t.is_int())) || (v.bits == t.bits && v.code == t.code);
+      if (v.is_integer() && exact && v.bits <= s.bits)
+        return v == s ? c->value : Cast::make(s, c->value, e->span);
+    }
+    if (const auto* b = e.as<Binary>(); b && t.is_integer()) {
+      Interval ra = bounds_.of(b->a), rb = bounds_.of(b->b);
+      switch (b->op) {
+        case BinaryOp::Add:
+        case BinaryOp::Sub:
+        case BinaryOp::Min:
+        case BinaryOp::Max:
+          if (fit_type({ra, rb}, s.bits, s.lanes) == std::optional<DataType>(s))
+            return Binary::make(b->op, narrow_to(b->a, s), narrow_to(b->b, s), e->span);
+          break;
+        case BinaryOp::Shr: {
+          // A right shift by a constant: its operand in the narrowest lanes of at least s's
+          // bits that hold it, then the result in s.
+          const IntImm* k = as_int(scalar_of(b->b));
+          if (!k || k->value < 0) break;
+          for (int bits = s.bits; bits < t.bits; bits *= 2) {
+            std::optional<DataType> w = fit_type({ra}, bits, s.lanes);
+            if (!w || k->value >= bits) continue;
+            Expr shifted = Binary::make(BinaryOp::Shr, narrow_to(b->a, *w), narrow_to(b->b, *w), e->span);
+            return *w == s ? shifted : Cast::make(s, shifted, e->span);
+          }
+          break;
+        }
+        default: break;
+      }
+    }
+    return Cast::make(s, e, e->span);
+  }
+
+  IndexBounds bounds_;
+};
+
 }  // namespace
 
 Stmt vectorize_stmt(const Stmt& s, const Target& target) {
-  return LoopVectorizer(target).mutate(s);
+  return NarrowLaneSelects().mutate(LoopVectorizer(target).mutate(s));
 }
 
 Module vectorize(const Module& m, const LowerOptions& options) {
-  return mutate_module<LoopVectorizer>(m, options.target);
+  return mutate_module<NarrowLaneSelects>(mutate_module<LoopVectorizer>(m, options.target));
 }
 
 }  // namespace dspc
