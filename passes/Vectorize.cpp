@@ -29,6 +29,9 @@
 //     compares and chooses fits there (NarrowLaneSelects: a histogram's `select(i32(I >> 4)
 //     == b, 1, 0)` is a byte compare and a byte select, widened once); a lane shift right by
 //     a constant compared with a uniform value is a mask or a bound instead (without_shift).
+//  7. A vector min (max) reduction of select(C, index ramp, F) along a serial loop, the first
+//     (last) index where C holds, keeps per lane the loop's first (last) iteration where C
+//     holds in C's own lanes, and turns it into indices once after the loop (first_index).
 #include "passes/Vectorize.h"
 
 #include <numeric>
@@ -1039,7 +1042,9 @@ class NarrowLaneSelects : public IRMutator {
   Stmt mutate_For(const For* op, const Stmt& self) override {
     Interval lo = bounds_.of(op->min), ext = bounds_.of(op->extent);
     bounds_.set(op->var.get(), {lo.lo, lo.hi + std::max<i128>(ext.hi, 1) - 1});
-    return IRMutator::mutate_For(op, self);
+    Stmt s = IRMutator::mutate_For(op, self);
+    if (Stmt r = first_index(s.as<For>())) return r;
+    return s;
   }
   Stmt mutate_LetStmt(const LetStmt* op, const Stmt& self) override {
     bounds_.set(op->var.get(), bounds_.of(op->value));
@@ -1208,6 +1213,102 @@ class NarrowLaneSelects : public IRMutator {
       }
     }
     return Cast::make(s, e, e->span);
+  }
+
+  // Step 7: the first (or last) index of a condition along a vectorized reduction. A serial
+  // loop x whose one statement folds into a vector accumulator
+  //   acc = min(acc, vector_min(select(C, ramp(x * K + c, 1, L), F), M))
+  // (max for the last index), where C compares n-bit lanes (a u8 row: 128 lanes, one
+  // register), F (loop-invariant) lies beyond every index (above them for min, below for
+  // max) and the loop's extent N fits below n bits' largest value, keeps per lane, in n-bit
+  // lanes, the first (last) iteration j = x - x.min + 1 where C holds, 0 standing for none:
+  //   k = select(C, j, none); ku = min(ku, k)   (none = 2^n - 1 for min, 0 for max)
+  // one compare, one select and one min or max per vector in C's own lanes, instead of C's
+  // predicate widened to the index's lanes and L indices selected and folded. After the loop
+  // each lane's j becomes its index (j - 1 + x.min) * K + c + l (computed in the index's
+  // own type: every value it takes, none's too, is checked to fit), or F where none, folded
+  // into acc once. Per lane this is exact: the index grows with x, so the first x where C
+  // holds gives the least one, and F, beyond every index, only counts where C never holds.
+  Stmt first_index(const For* loop) {
+    if (!loop || loop->for_kind != ForKind::Serial) return {};
+    const IntImm* ext = as_int(loop->extent);
+    const auto* st = loop->body.as<Store>();
+    if (!ext || ext->value < 1 || !st || st->indices.size() != 1) return {};
+    const auto* comb = st->value.as<Binary>();
+    if (!comb || (comb->op != BinaryOp::Min && comb->op != BinaryOp::Max)) return {};
+    ReduceOp rop = comb->op == BinaryOp::Min ? ReduceOp::Min : ReduceOp::Max;
+    const Load* old = comb->a.as<Load>();
+    Expr other = comb->b;
+    if (!old || old->buffer != st->buffer) {
+      old = comb->b.as<Load>();
+      other = comb->a;
+    }
+    if (!old || old->buffer != st->buffer || old->indices.size() != 1 || !same_expr(old->indices[0], st->indices[0]) ||
+        st->buffer->scope != StorageScope::Local)
+      return {};
+    const auto* red = other.as<VectorReduce>();
+    const auto* sel = red && red->op == rop ? red->value.as<Select>() : nullptr;
+    const auto* cmp = sel ? sel->cond.as<Binary>() : nullptr;
+    const auto* ramp = sel ? sel->t.as<Ramp>() : nullptr;
+    Expr f = sel ? scalar_of(sel->f) : Expr();
+    if (!cmp || !is_comparison(cmp->op) || !ramp || !f || !as_int(ramp->stride) || as_int(ramp->stride)->value != 1)
+      return {};
+    DataType t = sel->dtype;
+    int lanes = ramp->lanes, n = cmp->a.dtype().bits;
+    if (!t.is_integer() || !cmp->a.dtype().is_integer() || n >= t.bits || ext->value + 1 > (int64_t(1) << n) - 1)
+      return {};
+    const VarNode* x = loop->var.get();
+    if (mentions(f, x)) return {};
+    // base = x * K + c, K > 0.
+    Expr base = ramp->base;
+    Expr c0 = simplify_expr(substitute(base, {{x, make_const(base.dtype(), 0)}}));
+    Expr c1 = simplify_expr(substitute(base, {{x, make_const(base.dtype(), 1)}}));
+    const IntImm* k = as_int(simplify_expr(Binary::make(BinaryOp::Sub, c1, c0)));
+    if (!k || k->value <= 0 || mentions(c0, x)) return {};
+    Expr linear = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, loop->var, make_const(base.dtype(), k->value)), c0);
+    const IntImm* diff = as_int(simplify_expr(Binary::make(BinaryOp::Sub, base, linear)));
+    if (!diff || diff->value != 0) return {};
+    // F beyond every index.
+    bounds_.refuel();
+    Interval rb = bounds_.of(base), rf = bounds_.of(f);
+    if (rop == ReduceOp::Min ? rf.lo <= rb.hi + lanes - 1 : rf.hi >= rb.lo) return {};
+    Span sp = loop->span;
+    DataType kt(TypeCode::UInt, static_cast<uint8_t>(n), 1);
+    Buffer kb = BufferNode::make(st->buffer->name + "_at", kt, {lanes}, StorageScope::Local, sp);
+    Expr slots = Ramp::make(make_i32(0), make_i32(1), lanes, sp);
+    int64_t none = rop == ReduceOp::Min ? (int64_t(1) << n) - 1 : 0;
+    Expr none_v = Broadcast::make(make_const(kt, none), lanes, sp);
+    Expr j = Cast::make(kt, simplify_expr(Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Sub, loop->var, loop->min), make_i32(1))), sp);
+    Stmt update = Store::make(kb, {slots},
+                              Binary::make(comb->op, Load::make(kb, {slots}, sp),
+                                           Select::make(sel->cond, Broadcast::make(j, lanes, sp), none_v, sp), sp),
+                              sp);
+    Stmt new_loop = For::make(loop->var, loop->min, loop->extent, ForKind::Serial, update, sp);
+    // Lane l's index: (j - 1 + x.min) * K + c + l = j * K + base(x.min) - K + l.
+    DataType te = t.element_of();
+    Expr kw = Cast::make(t, Load::make(kb, {slots}, sp), sp);
+    Expr start = simplify_expr(Binary::make(BinaryOp::Sub, substitute(base, {{x, loop->min}}), make_const(base.dtype(), k->value)));
+    Expr index = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, kw, Broadcast::make(make_const(te, k->value), lanes, sp), sp),
+                              Ramp::make(start, make_const(base.dtype(), 1), lanes, sp), sp);
+    // Where C never held, the lane's j is `none`, whose index formula lands beyond F when the
+    // loop is short (none * K + start + l >= F for a minimum): then min(index, F) (max for a
+    // maximum) is F there and the index elsewhere, without a compare; otherwise a select.
+    Interval rs = bounds_.of(start);
+    i128 s_lo = i128(none) * k->value + rs.lo, s_hi = i128(none) * k->value + rs.hi + lanes - 1;
+    i128 t_lo = te.is_uint() ? 0 : -(i128(1) << (te.bits - 1));
+    i128 t_hi = te.is_uint() ? (i128(1) << te.bits) - 1 : (i128(1) << (te.bits - 1)) - 1;
+    Expr value;
+    if (s_lo >= t_lo && s_hi <= t_hi && (rop == ReduceOp::Min ? s_lo >= rf.hi : s_hi <= rf.lo)) {
+      value = Binary::make(comb->op, index, sel->f, sp);
+    } else {
+      Expr found = Binary::make(BinaryOp::NE, kw, Broadcast::make(make_const(te, none), lanes, sp), sp);
+      value = Select::make(found, index, sel->f, sp);
+    }
+    Stmt fold = Store::make(st->buffer, st->indices,
+                            Binary::make(comb->op, Load::make(old->buffer, old->indices, sp),
+                                         VectorReduce::make(rop, value, red->lanes, sp), sp),
+                            sp);
+    return Allocate::make(kb, Seq::make({Store::make(kb, {slots}, none_v, sp), new_loop, fold}, sp), sp);
   }
 
   IndexBounds bounds_;
