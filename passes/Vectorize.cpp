@@ -26,8 +26,9 @@
 //     each value went to.
 //  6. After the loops are vector code, a select of integer lanes decided by a comparison is
 //     computed in the lanes of the narrowest data the comparison reads when every value it
-//     compares and chooses fits there (NarrowLaneSelects: a histogram's `select(i32(I >> 4)
-//     == b, 1, 0)` is a byte compare and a byte select, widened once); a lane shift right by
+//     compares and chooses fits there, and a vector reduction folds it or its comparison is
+//     already in those lanes (NarrowLaneSelects: a histogram's `select(i32(I >> 4) == b, 1,
+//     0)` is a byte compare and a byte select, widened once); a lane shift right by
 //     a constant compared with a uniform value is a mask or a bound instead (without_shift).
 //  7. A vector min (max) reduction of select(C, index ramp, F) along a serial loop, the first
 //     (last) index where C holds, keeps per lane the loop's first (last) iteration where C
@@ -1050,8 +1051,31 @@ class NarrowLaneSelects : public IRMutator {
     bounds_.set(op->var.get(), bounds_.of(op->value));
     return IRMutator::mutate_LetStmt(op, self);
   }
+  // A select folded by a vector reduction (directly, or through casts and masking selects)
+  // may narrow a comparison computed in wider lanes too: the reduction of the widened narrow
+  // lanes is one instruction (vrmpy by 1s for bytes summed into words). Elsewhere the widening
+  // would cost more than the wide comparison it saves (a u32 count per lane: each bin's bytes
+  // unpacked to four word vectors), and only a select whose comparison is already in the
+  // narrow lanes is narrowed (its predicate then needs no widening).
+  Expr mutate_VectorReduce(const VectorReduce* op, const Expr& self) override {
+    bool saved = reduced_;
+    reduced_ = true;
+    Expr e = IRMutator::mutate_VectorReduce(op, self);
+    reduced_ = saved;
+    return e;
+  }
+  Expr mutate_Load(const Load* op, const Expr& self) override {
+    bool saved = reduced_;
+    reduced_ = false;
+    Expr e = IRMutator::mutate_Load(op, self);
+    reduced_ = saved;
+    return e;
+  }
   Expr mutate_Binary(const Binary* op, const Expr& self) override {
+    bool saved = reduced_;
+    reduced_ = false;
     Expr e = IRMutator::mutate_Binary(op, self);
+    reduced_ = saved;
     const auto* b = e.as<Binary>();
     if (!b || !is_comparison(b->op) || b->a.dtype().lanes < 2) return e;
     return without_shift(b->op, b->a, b->b, b->span);
@@ -1062,13 +1086,20 @@ class NarrowLaneSelects : public IRMutator {
     Expr e;
     const auto* oc = op->cond.as<Binary>();
     if (oc && is_comparison(oc->op) && oc->a.dtype().lanes > 1) {
+      bool saved = reduced_;
+      reduced_ = false;
       Expr cond = Binary::make(oc->op, mutate(oc->a), mutate(oc->b), oc->span);
+      reduced_ = saved;
       e = Select::make(cond, mutate(op->t), mutate(op->f), op->span);
       if (Expr n = narrowed_select(e.as<Select>())) return n;
       const auto* c = cond.as<Binary>();
       return Select::make(without_shift(c->op, c->a, c->b, c->span), e.as<Select>()->t, e.as<Select>()->f, op->span);
     }
-    e = IRMutator::mutate_Select(op, self);
+    bool saved = reduced_;
+    reduced_ = false;
+    Expr cond = mutate(op->cond);
+    reduced_ = saved;
+    e = Select::make(cond, mutate(op->t), mutate(op->f), op->span);
     if (Expr n = narrowed_select(e.as<Select>())) return n;
     return e;
   }
@@ -1083,7 +1114,7 @@ class NarrowLaneSelects : public IRMutator {
     DataType ct = cmp->a.dtype();
     if (!ct.is_integer() || ct.lanes != t.lanes) return Expr();
     int n = narrowest_load_bits(cmp->a, cmp->b);
-    if (n == 0 || n >= t.bits || n > ct.bits) return Expr();
+    if (n == 0 || n >= t.bits || n > ct.bits || (n < ct.bits && !reduced_)) return Expr();
     bounds_.refuel();
     std::optional<DataType> sc = fit_type({bounds_.of(cmp->a), bounds_.of(cmp->b)}, n, t.lanes);
     std::optional<DataType> sv = fit_type({bounds_.of(sel->t), bounds_.of(sel->f)}, n, t.lanes);
@@ -1312,6 +1343,7 @@ class NarrowLaneSelects : public IRMutator {
   }
 
   IndexBounds bounds_;
+  bool reduced_ = false;  // inside a vector reduction's value (mutate_VectorReduce)
 };
 
 }  // namespace
