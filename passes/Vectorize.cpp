@@ -24,6 +24,15 @@
 //     read is the reduction of the M lanes to one: the horizontal reduction runs once, after
 //     the loops. The M lanes always combine to the accumulator's value, whatever lane of them
 //     each value went to.
+//  6. After the loops are vector code, a select of integer lanes decided by a comparison is
+//     computed in the lanes of the narrowest data the comparison reads when every value it
+//     compares and chooses fits there, and a vector reduction folds it or its comparison is
+//     already in those lanes (NarrowLaneSelects: a histogram's `select(i32(I >> 4) == b, 1,
+//     0)` is a byte compare and a byte select, widened once); a lane shift right by
+//     a constant compared with a uniform value is a mask or a bound instead (without_shift).
+//  7. A vector min (max) reduction of select(C, index ramp, F) along a serial loop, the first
+//     (last) index where C holds, keeps per lane the loop's first (last) iteration where C
+//     holds in C's own lanes, and turns it into indices once after the loop (first_index).
 #include "passes/Vectorize.h"
 
 #include <numeric>
@@ -35,6 +44,7 @@
 #include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/ScalarOnly.h"
+#include "compiler/arith/IndexBounds.h"
 #include "compiler/arith/LaneOffsets.h"
 #include "passes/support/StageLoopNest.h"
 #include "compiler/arith/Simplify.h"
@@ -1020,14 +1030,332 @@ class LoopVectorizer : public IRMutator {
   VectorAccumulators accs_;  // the accumulators of the allocations being vectorized (step 5)
 };
 
+// Step 6: a select of integer lanes decided by a comparison, where the comparison's operands,
+// and both values chosen, fit in the lanes of the narrowest data the comparison reads (an
+// 8-bit image: 128 lanes per HVX register), is computed in those lanes and widened once:
+// `select(i32(I >> 4) == b, u32(1), u32(0))` becomes `u32(select(I >> 4 == u8(b), 1u8,
+// 0u8))`, one byte compare and one byte select instead of four word compares and selects (and
+// a sum of it is then a sum of widened bytes: vrmpy by 1s on HVX). The ranges come from
+// interval arithmetic over the loops' ranges (IndexBounds), so the values are exact in the
+// narrow type and the rewrite never changes a result. An operand computed in wide lanes from
+// narrow data (`(i32(A) + i32(B)) >> 5`) is rewritten in the narrowest lanes that hold each of
+// its values (the sum in 16 bits, the shift's result in 8).
+class NarrowLaneSelects : public IRMutator {
+ public:
+  Stmt mutate_For(const For* op, const Stmt& self) override {
+    Interval lo = bounds_.of(op->min), ext = bounds_.of(op->extent);
+    bounds_.set(op->var.get(), {lo.lo, lo.hi + std::max<i128>(ext.hi, 1) - 1});
+    Stmt s = IRMutator::mutate_For(op, self);
+    if (Stmt r = first_index(s.as<For>())) return r;
+    return s;
+  }
+  Stmt mutate_LetStmt(const LetStmt* op, const Stmt& self) override {
+    bounds_.set(op->var.get(), bounds_.of(op->value));
+    return IRMutator::mutate_LetStmt(op, self);
+  }
+  // A select folded by a vector reduction (directly, or through casts and masking selects)
+  // may narrow a comparison computed in wider lanes too: the reduction of the widened narrow
+  // lanes is one instruction (vrmpy by 1s for bytes summed into words). Elsewhere the widening
+  // would cost more than the wide comparison it saves (a u32 count per lane: each bin's bytes
+  // unpacked to four word vectors), and only a select whose comparison is already in the
+  // narrow lanes is narrowed (its predicate then needs no widening).
+  Expr mutate_VectorReduce(const VectorReduce* op, const Expr& self) override {
+    bool saved = reduced_;
+    reduced_ = true;
+    Expr e = IRMutator::mutate_VectorReduce(op, self);
+    reduced_ = saved;
+    return e;
+  }
+  Expr mutate_Load(const Load* op, const Expr& self) override {
+    bool saved = reduced_;
+    reduced_ = false;
+    Expr e = IRMutator::mutate_Load(op, self);
+    reduced_ = saved;
+    return e;
+  }
+  Expr mutate_Binary(const Binary* op, const Expr& self) override {
+    bool saved = reduced_;
+    reduced_ = false;
+    Expr e = IRMutator::mutate_Binary(op, self);
+    reduced_ = saved;
+    const auto* b = e.as<Binary>();
+    if (!b || !is_comparison(b->op) || b->a.dtype().lanes < 2) return e;
+    return without_shift(b->op, b->a, b->b, b->span);
+  }
+  Expr mutate_Select(const Select* op, const Expr& self) override {
+    // A comparison deciding it: its operands first, the comparison itself after the narrowing
+    // is tried (a shift it would lose is what tells the narrow operand's range).
+    Expr e;
+    const auto* oc = op->cond.as<Binary>();
+    if (oc && is_comparison(oc->op) && oc->a.dtype().lanes > 1) {
+      bool saved = reduced_;
+      reduced_ = false;
+      Expr cond = Binary::make(oc->op, mutate(oc->a), mutate(oc->b), oc->span);
+      reduced_ = saved;
+      e = Select::make(cond, mutate(op->t), mutate(op->f), op->span);
+      if (Expr n = narrowed_select(e.as<Select>())) return n;
+      const auto* c = cond.as<Binary>();
+      return Select::make(without_shift(c->op, c->a, c->b, c->span), e.as<Select>()->t, e.as<Select>()->f, op->span);
+    }
+    bool saved = reduced_;
+    reduced_ = false;
+    Expr cond = mutate(op->cond);
+    reduced_ = saved;
+    e = Select::make(cond, mutate(op->t), mutate(op->f), op->span);
+    if (Expr n = narrowed_select(e.as<Select>())) return n;
+    return e;
+  }
+
+ private:
+  // The select narrowed (step 6), or null.
+  Expr narrowed_select(const Select* sel) {
+    if (!sel) return Expr();
+    DataType t = sel->dtype;
+    const auto* cmp = sel->cond.as<Binary>();
+    if (!cmp || !is_comparison(cmp->op) || !t.is_integer() || t.lanes < 2) return Expr();
+    DataType ct = cmp->a.dtype();
+    if (!ct.is_integer() || ct.lanes != t.lanes) return Expr();
+    int n = narrowest_load_bits(cmp->a, cmp->b);
+    if (n == 0 || n >= t.bits || n > ct.bits || (n < ct.bits && !reduced_)) return Expr();
+    bounds_.refuel();
+    std::optional<DataType> sc = fit_type({bounds_.of(cmp->a), bounds_.of(cmp->b)}, n, t.lanes);
+    std::optional<DataType> sv = fit_type({bounds_.of(sel->t), bounds_.of(sel->f)}, n, t.lanes);
+    if (!sc || !sv) return Expr();
+    Expr c = without_shift(cmp->op, narrow_to(cmp->a, *sc), narrow_to(cmp->b, *sc), cmp->span);
+    return Cast::make(t, Select::make(c, narrow_to(sel->t, *sv), narrow_to(sel->f, *sv), sel->span), sel->span);
+  }
+
+ private:
+  static int narrowest_load_bits(const Expr& a, const Expr& b) {
+    struct Scan : IRVisitor {
+      int bits = 0;
+      using IRVisitor::visit;
+      void visit_Load(const Load* l) override {
+        if (l->dtype.is_integer() && l->dtype.lanes > 1 && (bits == 0 || l->dtype.bits < bits)) bits = l->dtype.bits;
+        IRVisitor::visit_Load(l);
+      }
+    } scan;
+    scan.visit(a);
+    scan.visit(b);
+    return scan.bits;
+  }
+
+  // `a op b` without a right shift of vector lanes by a constant c against a uniform value k
+  // (HVX has no byte shifts): with floor shifts, x >> c == k is x & -2^c == k << c, x >> c < k
+  // is x < k << c, and x >> c <= k is x <= (k << c) + 2^c - 1 (likewise !=, >=, >), when every
+  // value of k << c (plus 2^c - 1) fits x's type. `a op b` itself otherwise.
+  Expr without_shift(BinaryOp op, const Expr& a, const Expr& b, Span sp) {
+    for (int order = 0; order < 2; ++order) {
+      const auto* sh = (order ? b : a).as<Binary>();
+      Expr k = scalar_of(order ? a : b);
+      BinaryOp o = order ? mirrored_comparison(op) : op;
+      DataType t = (order ? b : a).dtype();
+      if (!sh || sh->op != BinaryOp::Shr || !k || !t.is_integer() || t.lanes < 2) continue;
+      const IntImm* c = as_int(scalar_of(sh->b));
+      if (!c || c->value <= 0 || c->value >= t.bits) continue;
+      bounds_.refuel();
+      Interval rk = bounds_.of(k);
+      i128 step = i128(1) << c->value;
+      i128 tlo = t.is_uint() ? 0 : -(i128(1) << (t.bits - 1));
+      i128 thi = t.is_uint() ? (i128(1) << t.bits) - 1 : (i128(1) << (t.bits - 1)) - 1;
+      if (rk.lo * step < tlo || rk.hi * step + step - 1 > thi) continue;
+      DataType te = t.element_of();
+      Expr kc = Cast::make(te, k, sp);
+      Expr shifted = Binary::make(BinaryOp::Mul, kc, make_const(te, static_cast<int64_t>(step)), sp);
+      Expr x = sh->a, rhs;
+      switch (o) {
+        case BinaryOp::EQ:
+        case BinaryOp::NE:
+          x = Binary::make(BinaryOp::BitAnd, x, Broadcast::make(make_const(te, -static_cast<int64_t>(step)), t.lanes, sp), sp);
+          rhs = shifted;
+          break;
+        case BinaryOp::LT:
+        case BinaryOp::GE: rhs = shifted; break;
+        default:  // LE, GT
+          rhs = Binary::make(BinaryOp::Add, shifted, make_const(te, static_cast<int64_t>(step - 1)), sp);
+          break;
+      }
+      return Binary::make(o, x, Broadcast::make(simplify_expr(rhs), t.lanes, sp), sp);
+    }
+    return Binary::make(op, a, b, sp);
+  }
+
+  static BinaryOp mirrored_comparison(BinaryOp op) {  // a op b == b mirrored a
+    switch (op) {
+      case BinaryOp::LT: return BinaryOp::GT;
+      case BinaryOp::LE: return BinaryOp::GE;
+      case BinaryOp::GT: return BinaryOp::LT;
+      case BinaryOp::GE: return BinaryOp::LE;
+      default: return op;
+    }
+  }
+
+  // The integer type of `bits` bits (unsigned when no value is negative) that holds every
+  // value of the intervals; nullopt when none does.
+  static std::optional<DataType> fit_type(std::initializer_list<Interval> rs, int bits, int lanes) {
+    i128 lo = 0, hi = 0;
+    bool first = true;
+    for (const Interval& r : rs) {
+      lo = first ? r.lo : std::min(lo, r.lo);
+      hi = first ? r.hi : std::max(hi, r.hi);
+      first = false;
+    }
+    if (lo >= 0 && hi <= (i128(1) << bits) - 1) return DataType(TypeCode::UInt, static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes));
+    if (lo >= -(i128(1) << (bits - 1)) && hi <= (i128(1) << (bits - 1)) - 1)
+      return DataType(TypeCode::Int, static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes));
+    return std::nullopt;
+  }
+
+  // `e` (whose every value fits `s`) computed in `s`'s lanes.
+  Expr narrow_to(const Expr& e, DataType s) {
+    DataType t = e.dtype();
+    if (t == s) return e;
+    if (const auto* imm = e.as<IntImm>()) return make_const(s, imm->value, e->span);
+    if (const auto* b = e.as<Broadcast>()) return Broadcast::make(narrow_to(b->value, s.element_of()), b->lanes, e->span);
+    if (const auto* c = e.as<Cast>()) {
+      DataType v = c->value.dtype();
+      // A cast of a value no wider than `s`: every value of e is the value itself.
+      bool exact = (v.bits < t.bits && (v.is_uint() || t.is_int())) || (v.bits == t.bits && v.code == t.code);
+      if (v.is_integer() && exact && v.bits <= s.bits)
+        return v == s ? c->value : Cast::make(s, c->value, e->span);
+    }
+    if (const auto* b = e.as<Binary>(); b && t.is_integer()) {
+      Interval ra = bounds_.of(b->a), rb = bounds_.of(b->b);
+      switch (b->op) {
+        case BinaryOp::Add:
+        case BinaryOp::Sub:
+        case BinaryOp::Min:
+        case BinaryOp::Max:
+          if (fit_type({ra, rb}, s.bits, s.lanes) == std::optional<DataType>(s))
+            return Binary::make(b->op, narrow_to(b->a, s), narrow_to(b->b, s), e->span);
+          break;
+        case BinaryOp::Shr: {
+          // A right shift by a constant: its operand in the narrowest lanes of at least s's
+          // bits that hold it, then the result in s.
+          const IntImm* k = as_int(scalar_of(b->b));
+          if (!k || k->value < 0) break;
+          for (int bits = s.bits; bits < t.bits; bits *= 2) {
+            std::optional<DataType> w = fit_type({ra}, bits, s.lanes);
+            if (!w || k->value >= bits) continue;
+            Expr shifted = Binary::make(BinaryOp::Shr, narrow_to(b->a, *w), narrow_to(b->b, *w), e->span);
+            return *w == s ? shifted : Cast::make(s, shifted, e->span);
+          }
+          break;
+        }
+        default: break;
+      }
+    }
+    return Cast::make(s, e, e->span);
+  }
+
+  // Step 7: the first (or last) index of a condition along a vectorized reduction. A serial
+  // loop x whose one statement folds into a vector accumulator
+  //   acc = min(acc, vector_min(select(C, ramp(x * K + c, 1, L), F), M))
+  // (max for the last index), where C compares n-bit lanes (a u8 row: 128 lanes, one
+  // register), F (loop-invariant) lies beyond every index (above them for min, below for
+  // max) and the loop's extent N fits below n bits' largest value, keeps per lane, in n-bit
+  // lanes, the first (last) iteration j = x - x.min + 1 where C holds, 0 standing for none:
+  //   k = select(C, j, none); ku = min(ku, k)   (none = 2^n - 1 for min, 0 for max)
+  // one compare, one select and one min or max per vector in C's own lanes, instead of C's
+  // predicate widened to the index's lanes and L indices selected and folded. After the loop
+  // each lane's j becomes its index (j - 1 + x.min) * K + c + l (computed in the index's
+  // own type: every value it takes, none's too, is checked to fit), or F where none, folded
+  // into acc once. Per lane this is exact: the index grows with x, so the first x where C
+  // holds gives the least one, and F, beyond every index, only counts where C never holds.
+  Stmt first_index(const For* loop) {
+    if (!loop || loop->for_kind != ForKind::Serial) return {};
+    const IntImm* ext = as_int(loop->extent);
+    const auto* st = loop->body.as<Store>();
+    if (!ext || ext->value < 1 || !st || st->indices.size() != 1) return {};
+    const auto* comb = st->value.as<Binary>();
+    if (!comb || (comb->op != BinaryOp::Min && comb->op != BinaryOp::Max)) return {};
+    ReduceOp rop = comb->op == BinaryOp::Min ? ReduceOp::Min : ReduceOp::Max;
+    const Load* old = comb->a.as<Load>();
+    Expr other = comb->b;
+    if (!old || old->buffer != st->buffer) {
+      old = comb->b.as<Load>();
+      other = comb->a;
+    }
+    if (!old || old->buffer != st->buffer || old->indices.size() != 1 || !same_expr(old->indices[0], st->indices[0]) ||
+        st->buffer->scope != StorageScope::Local)
+      return {};
+    const auto* red = other.as<VectorReduce>();
+    const auto* sel = red && red->op == rop ? red->value.as<Select>() : nullptr;
+    const auto* cmp = sel ? sel->cond.as<Binary>() : nullptr;
+    const auto* ramp = sel ? sel->t.as<Ramp>() : nullptr;
+    Expr f = sel ? scalar_of(sel->f) : Expr();
+    if (!cmp || !is_comparison(cmp->op) || !ramp || !f || !as_int(ramp->stride) || as_int(ramp->stride)->value != 1)
+      return {};
+    DataType t = sel->dtype;
+    int lanes = ramp->lanes, n = cmp->a.dtype().bits;
+    if (!t.is_integer() || !cmp->a.dtype().is_integer() || n >= t.bits || ext->value + 1 > (int64_t(1) << n) - 1)
+      return {};
+    const VarNode* x = loop->var.get();
+    if (mentions(f, x)) return {};
+    // base = x * K + c, K > 0.
+    Expr base = ramp->base;
+    Expr c0 = simplify_expr(substitute(base, {{x, make_const(base.dtype(), 0)}}));
+    Expr c1 = simplify_expr(substitute(base, {{x, make_const(base.dtype(), 1)}}));
+    const IntImm* k = as_int(simplify_expr(Binary::make(BinaryOp::Sub, c1, c0)));
+    if (!k || k->value <= 0 || mentions(c0, x)) return {};
+    Expr linear = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, loop->var, make_const(base.dtype(), k->value)), c0);
+    const IntImm* diff = as_int(simplify_expr(Binary::make(BinaryOp::Sub, base, linear)));
+    if (!diff || diff->value != 0) return {};
+    // F beyond every index.
+    bounds_.refuel();
+    Interval rb = bounds_.of(base), rf = bounds_.of(f);
+    if (rop == ReduceOp::Min ? rf.lo <= rb.hi + lanes - 1 : rf.hi >= rb.lo) return {};
+    Span sp = loop->span;
+    DataType kt(TypeCode::UInt, static_cast<uint8_t>(n), 1);
+    Buffer kb = BufferNode::make(st->buffer->name + "_at", kt, {lanes}, StorageScope::Local, sp);
+    Expr slots = Ramp::make(make_i32(0), make_i32(1), lanes, sp);
+    int64_t none = rop == ReduceOp::Min ? (int64_t(1) << n) - 1 : 0;
+    Expr none_v = Broadcast::make(make_const(kt, none), lanes, sp);
+    Expr j = Cast::make(kt, simplify_expr(Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Sub, loop->var, loop->min), make_i32(1))), sp);
+    Stmt update = Store::make(kb, {slots},
+                              Binary::make(comb->op, Load::make(kb, {slots}, sp),
+                                           Select::make(sel->cond, Broadcast::make(j, lanes, sp), none_v, sp), sp),
+                              sp);
+    Stmt new_loop = For::make(loop->var, loop->min, loop->extent, ForKind::Serial, update, sp);
+    // Lane l's index: (j - 1 + x.min) * K + c + l = j * K + base(x.min) - K + l.
+    DataType te = t.element_of();
+    Expr kw = Cast::make(t, Load::make(kb, {slots}, sp), sp);
+    Expr start = simplify_expr(Binary::make(BinaryOp::Sub, substitute(base, {{x, loop->min}}), make_const(base.dtype(), k->value)));
+    Expr index = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, kw, Broadcast::make(make_const(te, k->value), lanes, sp), sp),
+                              Ramp::make(start, make_const(base.dtype(), 1), lanes, sp), sp);
+    // Where C never held, the lane's j is `none`, whose index formula lands beyond F when the
+    // loop is short (none * K + start + l >= F for a minimum): then min(index, F) (max for a
+    // maximum) is F there and the index elsewhere, without a compare; otherwise a select.
+    Interval rs = bounds_.of(start);
+    i128 s_lo = i128(none) * k->value + rs.lo, s_hi = i128(none) * k->value + rs.hi + lanes - 1;
+    i128 t_lo = te.is_uint() ? 0 : -(i128(1) << (te.bits - 1));
+    i128 t_hi = te.is_uint() ? (i128(1) << te.bits) - 1 : (i128(1) << (te.bits - 1)) - 1;
+    Expr value;
+    if (s_lo >= t_lo && s_hi <= t_hi && (rop == ReduceOp::Min ? s_lo >= rf.hi : s_hi <= rf.lo)) {
+      value = Binary::make(comb->op, index, sel->f, sp);
+    } else {
+      Expr found = Binary::make(BinaryOp::NE, kw, Broadcast::make(make_const(te, none), lanes, sp), sp);
+      value = Select::make(found, index, sel->f, sp);
+    }
+    Stmt fold = Store::make(st->buffer, st->indices,
+                            Binary::make(comb->op, Load::make(old->buffer, old->indices, sp),
+                                         VectorReduce::make(rop, value, red->lanes, sp), sp),
+                            sp);
+    return Allocate::make(kb, Seq::make({Store::make(kb, {slots}, none_v, sp), new_loop, fold}, sp), sp);
+  }
+
+  IndexBounds bounds_;
+  bool reduced_ = false;  // inside a vector reduction's value (mutate_VectorReduce)
+};
+
 }  // namespace
 
 Stmt vectorize_stmt(const Stmt& s, const Target& target) {
-  return LoopVectorizer(target).mutate(s);
+  return NarrowLaneSelects().mutate(LoopVectorizer(target).mutate(s));
 }
 
 Module vectorize(const Module& m, const LowerOptions& options) {
-  return mutate_module<LoopVectorizer>(m, options.target);
+  return mutate_module<NarrowLaneSelects>(mutate_module<LoopVectorizer>(m, options.target));
 }
 
 }  // namespace dspc
