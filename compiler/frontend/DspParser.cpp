@@ -697,8 +697,10 @@ void StageElaborator::on_load(const Ast& read, const Load& load) {
   for (size_t d = 0; d < load.indices.size(); ++d) {
     Interval r = fc_.bounds.of(load.indices[d]);
     int64_t extent = load.buffer->shape[d];
-    // A tensor without elements has no index in bounds (even where a branch leaves r empty).
-    if (extent > 0 && r.lo >= 0 && r.hi < extent) continue;
+    // A tensor without elements has no index in bounds: only a read that never runs passes (a
+    // select's branch whose condition leaves r empty, as in a concatenation with an empty
+    // operand, `select(i < N, A[i], B[i - N])` with B of extent 0).
+    if (r.lo >= 0 && r.hi < extent) continue;
     fail(read.args[d]->start, "index of " + load.buffer->name + " may be out of bounds: dimension " +
                                   std::to_string(d) + " has extent " + std::to_string(extent) +
                                   " but the index ranges over [" + format_i128(r.lo) + ", " +
