@@ -1535,6 +1535,10 @@ void explain_func(const TensorFunc& f, const LowerOptions& options, std::ostream
     std::string head =
         "explain-schedule: " + f.name + ": " + st.out->name + " (" + st.out->dtype.str() + shape_str(st.out->shape) + ")";
     auto line = [&](const std::string& text) { os << head << ": " << text << "\n"; };
+    if (st.out->num_elements() == 0) {  // nonempty_stages drops it
+      line("no elements (an extent 0): no loop and no storage");
+      continue;
+    }
     if (st.is_inlined() || inlined.count(st.out.get())) {
       line(st.is_inlined() ? "inlined into its readers (compute_inline)"
                            : "inlined into its readers by the automatic schedule (each reads it at the point it computes)");
