@@ -31,7 +31,7 @@ bool parse_onnx_option(const std::string& option, const std::string& value, Driv
       std::string d = dims.substr(i, x == std::string::npos ? std::string::npos : x - i);
       bool digits = !d.empty() && d.size() <= 10;
       for (char c : d) digits &= c >= '0' && c <= '9';
-      if (!digits || std::stoll(d) < 1 || std::stoll(d) > INT32_MAX) {
+      if (!digits || std::stoll(d) > INT32_MAX) {  // 0: a tensor without elements
         shape.clear();
         break;
       }
@@ -40,7 +40,7 @@ bool parse_onnx_option(const std::string& option, const std::string& value, Driv
       i = x + 1;
     }
     if (name.empty() || shape.empty() || shape.size() > 6) {
-      error = "--input-shape needs NAME=DIMS with 1 to 6 positive extents joined by 'x' (data=1x3x224x224), got '" +
+      error = "--input-shape needs NAME=DIMS with 1 to 6 extents (whole numbers, 0 or more) joined by 'x' (data=1x3x224x224), got '" +
               value + "'";
       return false;
     }

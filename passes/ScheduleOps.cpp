@@ -1601,7 +1601,30 @@ Stmt align_storage(const PaddedStorage& padded, const Stmt& body) {
   return padded.empty() ? body : swap.mutate(body);
 }
 
-PrimFunc lower_func(const TensorFunc& f, const LowerOptions& options) {
+// The stages that compute something: a stage without elements (an extent 0) has no loops and no
+// storage, and neither has a stage computed at it (its consumer never runs). The frontend
+// proved that every read of an empty tensor sits in a stage or reduction that never runs, and
+// an empty reduction is already its identity, so no stage left reads a dropped one.
+std::vector<Stage> nonempty_stages(const std::vector<Stage>& stages) {
+  std::set<std::string> dropped;
+  std::vector<bool> keep(stages.size(), true);
+  for (size_t s = stages.size(); s-- > 0;) {
+    const Stage& st = stages[s];
+    const SchedulePrimitive* at = st.computed_at();
+    if (st.out->num_elements() == 0 || (at && dropped.count(at->consumer))) {
+      keep[s] = false;
+      dropped.insert(st.out->name);
+    }
+  }
+  std::vector<Stage> out;
+  for (size_t s = 0; s < stages.size(); ++s)
+    if (keep[s]) out.push_back(stages[s]);
+  return out;
+}
+
+PrimFunc lower_func(const TensorFunc& full, const LowerOptions& options) {
+  TensorFunc f = full;
+  f.stages = nonempty_stages(full.stages);
   std::set<std::string> used;
   NameCollector names(used);
   for (const auto& b : f.inputs) used.insert(b->name);
@@ -1840,6 +1863,10 @@ void explain_func(const TensorFunc& f, const LowerOptions& options, std::ostream
     std::string head =
         "explain-schedule: " + f.name + ": " + st.out->name + " (" + st.out->dtype.str() + shape_str(st.out->shape) + ")";
     auto line = [&](const std::string& text) { os << head << ": " << text << "\n"; };
+    if (st.out->num_elements() == 0) {  // nonempty_stages drops it
+      line("no elements (an extent 0): no loop and no storage");
+      continue;
+    }
     if (st.is_inlined() || inlined.count(st.out.get())) {
       line(st.is_inlined() ? "inlined into its readers (compute_inline)"
                            : "inlined into its readers by the automatic schedule (each reads it at the point it computes)");

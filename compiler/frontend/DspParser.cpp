@@ -201,7 +201,7 @@ class DspSyntax {
       Span at = t.span;
       AstPtr x = parse_expr(ts_, Dialect::Dsp);
       int64_t v = eval_generic(*x, *env_, ts_);
-      if (v <= 0 && values_) ts_.fail(at, "extent must be positive, got " + std::to_string(v));
+      if (v < 0 && values_) ts_.fail(at, "extent must not be negative, got " + std::to_string(v));
       GenericExtent form;
       if (auto a = affine(*x); a && !a->param.empty() && a->mul > 0) form = *a;
       return {values_ ? static_cast<uint64_t>(v) : 1, at, form};
@@ -421,6 +421,8 @@ class StageElaborator : public Elaborator {
   StageElaborator(FuncChecker& fc, size_t stage,
                   const std::vector<std::pair<std::string, VarRef>>& index_vars, ErrorLog& log)
       : Elaborator(log, Dialect::Dsp), fc_(fc), stage_(stage), index_vars_(index_vars) {}
+  // A stage without elements: its expression is checked, but never runs.
+  void set_empty(bool empty) { empty_domain_ = empty ? 1 : 0; }
 
  protected:
   VarRef find_var(const std::string& name, Span span) override;
@@ -504,11 +506,7 @@ class FuncChecker {
                                             std::optional<DataType> dtype) {
     std::vector<uint64_t> values;
     for (const auto& e : extents) {
-      if (e.value == 0) {
-        log_.error(e.span, "extent must be positive");
-        return std::nullopt;
-      }
-      values.push_back(e.value);
+      values.push_back(e.value);  // 0: a tensor without elements
     }
     if (auto message = size_error("tensor '" + name + "'", element_count(values), dtype)) {
       log_.error(span, std::move(*message));
@@ -629,6 +627,7 @@ class FuncChecker {
       vars.emplace_back(s.indices[d].name, v);
     }
     StageElaborator el(*this, i, vars, log_);
+    el.set_empty(std::count(extents.begin(), extents.end(), int64_t(0)) != 0);
     Expr body = el.build(*s.body, is_result ? std::optional<DataType>(out->dtype) : std::nullopt);
     if (is_result && body.dtype() != out->dtype)
       fail(s.body->start, "result '" + s.name + "' has dtype " + out->dtype.str() +
@@ -694,9 +693,13 @@ void StageElaborator::leave_branch() {
 }
 
 void StageElaborator::on_load(const Ast& read, const Load& load) {
+  if (empty_domain_ > 0) return;  // never runs (a stage without elements, an empty reduction)
   for (size_t d = 0; d < load.indices.size(); ++d) {
     Interval r = fc_.bounds.of(load.indices[d]);
     int64_t extent = load.buffer->shape[d];
+    // A tensor without elements has no index in bounds: only a read that never runs passes (a
+    // select's branch whose condition leaves r empty, as in a concatenation with an empty
+    // operand, `select(i < N, A[i], B[i - N])` with B of extent 0).
     if (r.lo >= 0 && r.hi < extent) continue;
     fail(read.args[d]->start, "index of " + load.buffer->name + " may be out of bounds: dimension " +
                                   std::to_string(d) + " has extent " + std::to_string(extent) +

@@ -10,6 +10,7 @@
 
 #include "compiler/ir/Externs.h"
 #include "compiler/frontend/ParserCommon.h"
+#include "compiler/arith/Semantics.h"
 
 namespace dspc::frontend {
 
@@ -307,7 +308,6 @@ Expr Elaborator::reduce(const Ast& a, std::optional<DataType> hint) {
   } pop{reduce_vars_, reduce_vars_.size()};
   std::vector<ReduceAxis> axes;
   for (const auto& ax : a.axes) {
-    if (ax.extent == 0) fail(ax.extent_span, "extent must be positive");
     if (ax.extent > kMaxSize)
       fail(ax.span, "reduction variable '" + ax.name + "' has extent " + std::to_string(ax.extent) +
                         ", more than the limit of " + std::to_string(kMaxSize));
@@ -322,8 +322,21 @@ Expr Elaborator::reduce(const Ast& a, std::optional<DataType> hint) {
     reduce_vars_.emplace_back(ax.name, v);
     axes.push_back({v, static_cast<int64_t>(ax.extent)});
   }
+  // A reduction over an empty domain (an axis of extent 0) is its operator's identity: 0 for a
+  // sum, the dtype's largest value for a minimum (+inf for floats), its smallest for a maximum.
+  // Its body is typed and checked as any other, but never runs, so its reads need no bounds.
+  bool empty = false;
+  for (auto& ax : axes)
+    if (ax.extent == 0) {
+      empty = true;
+      ax.extent = 1;  // for Reduce::make's checks of the body's dtype
+    }
+  if (empty) ++empty_domain_;
   Expr source = build(*a.args[0], hint);
-  return checked(log_, a.span, [&] { return Reduce::make(a.rop, source, axes, a.span); });
+  if (empty) --empty_domain_;
+  Expr r = checked(log_, a.span, [&] { return Reduce::make(a.rop, source, axes, a.span); });
+  if (empty) return make_value(r.dtype(), reduce_init(a.rop, r.dtype()), a.span);
+  return r;
 }
 
 }  // namespace dspc::frontend

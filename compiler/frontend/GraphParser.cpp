@@ -243,7 +243,6 @@ class GraphChecker {
     t.dtype = *DataType::parse(p.dtype);
     std::vector<uint64_t> values;
     for (const auto& [v, span] : p.extents) {
-      if (v == 0) return (void)error(span, "extent must be positive"), false;
       values.push_back(v);
     }
     if (auto m = size_error("tensor '" + p.name + "'", element_count(values), t.dtype))
@@ -353,13 +352,14 @@ class GraphChecker {
       for (size_t d = 0; d < dims.size(); ++d) {
         const GenericExtent& e = dims[d];
         if (e.param.empty()) continue;
-        // shape = mul * P + add, so P = (shape - add) / mul, a positive whole number.
+        // shape = mul * P + add, so P = (shape - add) / mul, a whole number (0 when the
+        // argument's extent is `add`: `N` of an empty tensor is 0).
         __int128 rest = static_cast<__int128>(shape[d]) - e.add;
-        if (rest % e.mul != 0 || rest / e.mul < 1)
+        if (rest % e.mul != 0 || rest < 0)
           return error(c.args[k].span, "argument " + std::to_string(k + 1) + " of '" + g.name + "' (" +
                                            g.input_names[k] + ") has extent " + show_extent(e) +
                                            " in dimension " + std::to_string(d) + ", which is " +
-                                           std::to_string(shape[d]) + " for no positive " + e.param + " ('" +
+                                           std::to_string(shape[d]) + " for no whole " + e.param + " >= 0 ('" +
                                            c.args[k].name + "' is " + type_str(dtype, shape) + ")");
         int64_t value = static_cast<int64_t>(rest / e.mul);
         auto [it, fresh] = bound.emplace(e.param, std::make_pair(value, k));

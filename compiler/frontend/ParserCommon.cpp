@@ -315,8 +315,8 @@ AstPtr ExprParser::call(const Token& name) {
         Span at = e.span;
         AstPtr x = binary(1);
         int64_t value = eval_generic(*x, *generic_, ts_);
-        if (value <= 0 && generic_->values)
-          ts_.fail(at, "reduction extent must be positive, got " + std::to_string(value));
+        if (value < 0 && generic_->values)
+          ts_.fail(at, "reduction extent must not be negative, got " + std::to_string(value));
         n->axes.push_back({v.text, v.span, static_cast<uint64_t>(value), at});
         continue;
       }

@@ -199,6 +199,9 @@ class Elaborator {
   virtual void enter_branch(const Expr& /*cond*/, bool /*taken*/) {}
   virtual void leave_branch() {}
   Dialect dialect() const { return dialect_; }
+  // Above 0 while elaborating code that never runs: a stage without elements (an extent 0), or
+  // the body of a reduction over an empty domain. Its reads need no bounds proof.
+  int empty_domain_ = 0;
 
  private:
   struct Lit {

@@ -185,9 +185,8 @@ class TirParser {
       extents.push_back(e.int_value);
     } while (ts_.accept(Tok::Comma));
     ts_.expect(Tok::RBracket);
-    bool positive = std::count(extents.begin(), extents.end(), uint64_t(0)) == 0;  // else make() reports it
-    auto too_large =
-        positive ? size_error("buffer '" + name.text + "'", element_count(extents), dt) : std::nullopt;
+    // An extent 0 is a buffer without elements (0 bytes), as in .dsp.
+    auto too_large = size_error("buffer '" + name.text + "'", element_count(extents), dt);
     if (too_large) ts_.fail(name.span, std::move(*too_large));
     std::vector<int64_t> shape;
     for (uint64_t e : extents) shape.push_back(static_cast<int64_t>(std::min<uint64_t>(e, INT64_MAX)));
@@ -280,8 +279,8 @@ class TirParser {
     std::vector<uint64_t> extents;
     do {
       const Token& e = ts_.peek();
-      if (e.kind != Tok::Int || e.suffix || e.int_value == 0 || e.int_value > kMaxSize)
-        ts_.fail_expected("a positive extent");
+      if (e.kind != Tok::Int || e.suffix || e.int_value > kMaxSize)
+        ts_.fail_expected("an extent");  // 0: a constant without elements
       ts_.next();
       extents.push_back(e.int_value);
       c.shape.push_back(static_cast<int64_t>(e.int_value));

@@ -546,6 +546,10 @@ void run(const TensorFunc& f, const std::vector<Tensor>& inputs, std::vector<Ten
   for (size_t k = 0; k < f.stages.size(); ++k) {
     if (progress) progress(f.stages[k].out->name, k + 1, f.stages.size());
     Storage& s = storage[stage_ids[k]];
+    if (f.stages[k].out->num_elements() == 0) {  // a stage without elements computes nothing
+      s.ready = true;
+      continue;
+    }
     StageEvaluator ev(storage, ids);
     ev.run(f.stages[k], s.data);
     s.ready = true;

@@ -174,8 +174,9 @@ Buffer BufferNode::make_with_data(VarRef data, DataType dtype, std::vector<int64
   // Keep sizes far from int64 overflow: the largest buffer is 2^40 bytes.
   int64_t n = 1;
   for (int64_t e : shape) {
-    require(e > 0, "buffer " + data->name + " has a non-positive extent");
-    require(e <= (int64_t(1) << 40) && n <= (int64_t(1) << 40) / e,
+    // An extent 0 is a tensor without elements (0 bytes: nothing reads or writes it).
+    require(e >= 0, "buffer " + data->name + " has a negative extent");
+    require(e <= (int64_t(1) << 40) && (e == 0 || n <= (int64_t(1) << 40) / e),
             "buffer " + data->name + " is too large");
     n *= e;
   }

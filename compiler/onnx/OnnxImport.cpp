@@ -194,13 +194,8 @@ bool value_type(const onnx::ValueInfoProto& v, DataType& dt, std::vector<int64_t
   shape.clear();
   for (int d = 0; d < tt.shape().dim_size(); ++d) {
     const auto& dim = tt.shape().dim(d);
-    if (dim.has_dim_value() && dim.dim_value() == 0) {
-      why = "has an empty dimension " + std::to_string(d) +
-            " (extent 0): dspc's tensors have positive extents, so a tensor without elements cannot be a graph "
-            "input or result";
-      return false;
-    }
-    if (!dim.has_dim_value() || dim.dim_value() <= 0) {
+    // An extent 0 is a tensor without elements (docs/onnx.md).
+    if (!dim.has_dim_value() || dim.dim_value() < 0) {
       why = "has a dynamic or empty dimension " + std::to_string(d) +
             (dim.has_dim_param() ? " ('" + dim.dim_param() + "')" : "");
       return false;

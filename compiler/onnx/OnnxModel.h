@@ -130,6 +130,7 @@ class Importer {
 
  private:
   // OnnxOps.cpp
+  static std::string empty_tensor_ops();
   static bool supported_op(const std::string& op);
   static std::string unsupported_op_message(const std::string& op);
   void convert_node(const onnx::NodeProto& n);

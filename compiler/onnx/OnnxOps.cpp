@@ -382,6 +382,16 @@ void Importer::need_dtype(const Val& v, const std::vector<DataType>& ok, const c
   fail(std::string(what) + " is " + v.dt.str() + "; this operator takes " + list);
 }
 
+// Tensors without elements (an extent 0) computed at run time: these data movement operators
+// take and give them (their op-library funcs then run no loop). Other operators refuse them
+// with a located error: their shape rules and funcs assume elements (a pool's window, a
+// convolution's channels, a broadcast of 0 against other extents).
+static bool takes_empty_tensors(const std::string& op) {
+  static const std::set<std::string> kOps = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity",
+                                             "Transpose", "Slice", "Shape", "Cast"};
+  return kOps.count(op) > 0;
+}
+
 void Importer::set_output(size_t i, Val v) {
   if (static_cast<int>(i) >= node_->output_size() || node_->output(static_cast<int>(i)).empty()) return;
   const std::string& name = node_->output(static_cast<int>(i));
@@ -390,6 +400,9 @@ void Importer::set_output(size_t i, Val v) {
     fail("output '" + comment_text(name) + "' comes out as " + v.dt.str() + shape_text(v.shape) +
          ", but ONNX's shape inference gives " + inf->second.first.str() + shape_text(inf->second.second));
   if (!v.data && num_elements(physical(v)) > (int64_t(1) << 31)) fail("output is too large: more than 2^31 elements");
+  if (!v.data && num_elements(v.shape) == 0 && !takes_empty_tensors(node_->op_type()))
+    fail("output '" + comment_text(name) + "' is " + v.dt.str() + shape_text(v.shape) +
+         ", a tensor without elements; only " + empty_tensor_ops() + " give those");
   values_[name] = std::move(v);
 }
 
@@ -409,7 +422,11 @@ std::string Importer::unique(const std::string& base) {
 
 std::string Importer::emit_const(DataType dt, const std::vector<int64_t>& shape,
                                  std::shared_ptr<std::vector<uint8_t>> data, const std::string& base) {
-  if (num_elements(shape) == 0) fail("empty tensors are not supported");
+  // A constant without elements is `const c: f32[0] = []` (0 bytes), for the operators that
+  // take tensors without elements.
+  if (num_elements(shape) == 0 && node_ && !takes_empty_tensors(node_->op_type()))
+    fail("a constant input is " + dt.str() + shape_text(shape) + ", a tensor without elements; only " +
+         empty_tensor_ops() + " take those");
   Const c{unique(identifier(base.empty() ? "c" : base, "c_")), dt, shape.empty() ? std::vector<int64_t>{1} : shape,
           std::move(data)};
   consts_.push_back(c);
@@ -522,6 +539,15 @@ Val Importer::reshape(const Val& v, const std::vector<int64_t>& shape) {
 void Importer::convert_node(const onnx::NodeProto& n) {
   const std::string& op = n.op_type();
   check_dtypes(op);
+  if (!takes_empty_tensors(op))
+    for (size_t i = 0; i < num_inputs(); ++i)
+      if (has_input(i)) {
+        const Val& v = input(i);
+        if (!v.data && num_elements(v.shape) == 0)
+          fail("input " + std::to_string(i) + " ('" + comment_text(node_->input(static_cast<int>(i))) + "') is " +
+               v.dt.str() + shape_text(v.shape) + ", a tensor without elements; only " + empty_tensor_ops() +
+               " take those");
+      }
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Max" || op == "Min" || op == "Sum") {
     std::string f = op == "Sum" ? "add" : op;
     std::transform(f.begin(), f.end(), f.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
@@ -568,6 +594,10 @@ void Importer::convert_node(const onnx::NodeProto& n) {
     return set_output(0, out);
   }
   fail(unsupported_op_message(op));
+}
+
+std::string Importer::empty_tensor_ops() {
+  return "Reshape, Flatten, Squeeze, Unsqueeze, Identity, Transpose, Slice, Shape and Cast";
 }
 
 bool Importer::supported_op(const std::string& op) {
@@ -1435,12 +1465,14 @@ void Importer::reshape_like(const std::string& op) {
         shape.push_back(1);
         continue;
       }
-      if (e <= 0) fail("shape has extent " + std::to_string(e) + " (empty tensors are not supported)");
+      if (e < 0) fail("shape has extent " + std::to_string(e));
       if (e > kMaxExtent || known * e > kMaxExtent) fail("shape " + shape_text(want) + " is too large");
       shape.push_back(e);
       known *= e;
     }
     if (infer >= 0) {
+      // With allowzero, a 0 and a -1 together leave the -1 open (ONNX makes it an error).
+      if (known == 0) fail("shape " + shape_text(want) + " has both a -1 and an extent 0");
       if (num_elements(x.shape) % known != 0) fail("cannot infer the -1 of shape " + shape_text(want));
       shape[static_cast<size_t>(infer)] = num_elements(x.shape) / known;
     }
@@ -1602,8 +1634,7 @@ void Importer::slice() {
       e = std::clamp<int64_t>(e, -1, d - 1);
       count[a] = b > e ? (b - e - st - 1) / -st : 0;
     }
-    if (count[a] == 0) fail("the slice of dimension " + std::to_string(a) + " is empty: dspc's tensors have positive extents, so a tensor without elements cannot be computed");
-    s[a] = b;
+    s[a] = count[a] == 0 ? 0 : b;  // an empty slice reads nothing (and b may be -1)
     t[a] = st;
   }
   Val out;

@@ -41,8 +41,16 @@ def cases():
     m = model([helper.make_node("Relu", ["x"], ["y"], name="r")], [f32("x", ["N", 4])], [f32("y", ["N", 4])])
     yield "dynamic", m, [], "graph input 'x' has a dynamic or empty dimension 0 ('N'); give its shape with --input-shape"
     yield "shape-unknown-input", m, ["--input-shape", "nope=1x4"], "--input-shape nope=...: the model has no input 'nope'"
+    # A tensor without elements is a graph input, but only data movement takes one (docs/onnx.md).
+    yield "empty-input-shape", m, ["--input-shape", "x=0x4"], ("node 0 'r' (Relu, opset 13): input 0 ('x') is f32[0, 4], "
+                                                             "a tensor without elements; only Reshape, Flatten, Squeeze, "
+                                                             "Unsqueeze, Identity, Transpose, Slice, Shape and Cast take those")
     m = model([helper.make_node("Relu", ["x"], ["y"], name="r")], [f32("x", [0, 4])], [f32("y", [0, 4])])
-    yield "empty-input", m, [], "graph input 'x' has an empty dimension 0 (extent 0): dspc's tensors have positive extents"
+    yield "empty-input", m, [], "node 0 'r' (Relu, opset 13): input 0 ('x') is f32[0, 4], a tensor without elements"
+    m = model([helper.make_node("Slice", ["x", "s", "e"], ["y0"], name="sl"), helper.make_node("Relu", ["y0"], ["y"], name="r")],
+              [f32("x", [2, 4])], [f32("y", [2, 0])],
+              [helper.make_tensor("s", TensorProto.INT64, [2], [0, 9]), helper.make_tensor("e", TensorProto.INT64, [2], [2, 9])])
+    yield "empty-slice-into-relu", m, [], "node 1 'r' (Relu, opset 13): input 0 ('y0') is f32[2, 0], a tensor without elements"
     m = model([helper.make_node("Erf", ["x"], ["y"], name="erf1")], [f32("x", [1, 4])], [f32("y", [1, 4])])
     yield "unsupported-op", m, [], "node 0 'erf1' (Erf, opset 13): operator 'Erf' is not supported; dspc supports Add,"
     m = model([helper.make_node("Pad", ["x", "p"], ["y"], name="pad1", mode="wrap")], [f32("x", [1, 4])],

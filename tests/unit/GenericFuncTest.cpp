@@ -53,13 +53,23 @@ TEST(GenericFunc, CompileSourceWithoutInstancesCompilesThePlainFuncs) {
 
 TEST(GenericFunc, BadInstancesAreLocatedErrors) {
   SourceFile src{"add.dsp", kSource};
-  for (const FuncInstance& fi :
-       std::vector<FuncInstance>{{"add", {0}}, {"add", {1, 2}}, {"plain", {4}}, {"nope", {4}}}) {
+  for (const FuncInstance& fi : std::vector<FuncInstance>{{"add", {1, 2}}, {"plain", {4}}, {"nope", {4}}}) {
     std::ostringstream err;
     Diagnostics diag(err);
     EXPECT_FALSE(compile_source(src, LowerOptions{}, diag, {fi}));
     EXPECT_NE(err.str().find("add.dsp"), std::string::npos) << err.str();
   }
+}
+
+// An extent 0 is a tensor without elements: add<0> compiles, to a function without loops.
+TEST(GenericFunc, ZeroExtentInstanceCompiles) {
+  SourceFile src{"add.dsp", kSource};
+  std::ostringstream err;
+  Diagnostics diag(err);
+  auto c = compile_source(src, LowerOptions{}, diag, {{"add", {0}}});
+  ASSERT_TRUE(c) << err.str();
+  EXPECT_EQ(names(*c), (std::vector<std::string>{"plain", "add_0"}));
+  EXPECT_EQ(c->program->funcs[1].outputs[0]->shape, std::vector<int64_t>{0});
 }
 
 TEST(GenericFunc, MangledNameAndParse) {
@@ -72,7 +82,7 @@ TEST(GenericFunc, MangledNameAndParse) {
   for (const char* bad : {"f<-1>", "f<x>", "f<>", "f<1,>", "f<4", "<4>", "f<2147483648>", "1f<2>"})
     EXPECT_FALSE(parse_func_instance(bad, fi, why)) << bad;
   ASSERT_TRUE(parse_func_instance("f<2147483647>", fi, why)) << why;
-  // 0 is an argument (a padding of 0, say); an extent it makes 0 is the instantiation's error.
+  // 0 is an argument (a padding of 0, say, or an extent 0: a tensor without elements).
   ASSERT_TRUE(parse_func_instance("pad<0, 7>", fi, why)) << why;
   EXPECT_EQ(mangled_name(fi), "pad_0_7");
 }

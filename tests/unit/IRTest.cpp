@@ -105,7 +105,8 @@ TEST(IR, LoadsAndStoresCheckBuffers) {
   EXPECT_NO_THROW(Store::make(a, {i, i}, IntImm::make(DataType::i16(), 1)));
   EXPECT_THROW(Store::make(a, {i, i}, i32(1)), IRError);
   EXPECT_EQ(a->size_bytes(), 64);
-  EXPECT_THROW(BufferNode::make("Z", DataType::i8(), {0}), IRError);
+  EXPECT_EQ(BufferNode::make("Z", DataType::i8(), {4, 0})->size_bytes(), 0);  // no elements
+  EXPECT_THROW(BufferNode::make("Z", DataType::i8(), {-1}), IRError);
 }
 
 TEST(IR, StorageScopesHaveOneNameEach) {
