@@ -17,6 +17,7 @@
 
 #include <unordered_set>
 
+#include "compiler/arith/Simplify.h"
 #include "compiler/ir/Externs.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/ScalarOnly.h"
@@ -40,6 +41,33 @@ class StoredHandles : public IRVisitor {
         if (const auto* v = a.as<Var>()) stored.insert(v);
     IRVisitor::visit_Call(op);
   }
+};
+
+// `var` replaced by a constant.
+class BindConstant : public IRMutator {
+ public:
+  BindConstant(const VarNode* var, Expr value) : var_(var), value_(std::move(value)) {}
+  Expr mutate_Var(const Var* op, const Expr& self) override { return op == var_ ? value_ : self; }
+
+ private:
+  const VarNode* var_;
+  Expr value_;
+};
+
+// Whether a loop body is straight vector code that computes results: a vector load, a vector
+// store to memory other than a local accumulator, and no inner loop (not a reduction step).
+class StraightVectorBody : public IRVisitor {
+ public:
+  void visit_For(const For*) override { inner = true; }
+  void visit_Load(const Load* op) override {
+    if (op->dtype.is_vector()) vector = true;
+    IRVisitor::visit_Load(op);
+  }
+  void visit_Store(const Store* op) override {
+    if (op->value.dtype().is_vector() && op->buffer->scope != StorageScope::Local) result = true;
+    IRVisitor::visit_Store(op);
+  }
+  bool inner = false, vector = false, result = false;
 };
 
 }  // namespace
@@ -187,6 +215,21 @@ void FunctionCodegen::emit_let(const LetStmt* op) {
 }
 
 void FunctionCodegen::emit_for(const For* op) {
+  // A loop of vector code of at most 4 iterations that stores results (a stage's edge vectors,
+  // x_o * 958 + 1 over x_o < 2; not a reduction's steps) on Hexagon is written out, its variable a constant in each copy, so that each
+  // load's alignment is known here (realigned_load: the aligned vectors and valigns by
+  // constants, shared between the taps) rather than left to LLVM's AlignVectors after LLVM
+  // unrolls it (vmemu and realignments by a register).
+  std::optional<int64_t> lo_const = const_int(op->min), trips = const_int(op->extent);
+  if (target_.arch == Arch::hexagon && lo_const && trips && *trips >= 1 && *trips <= 4) {
+    StraightVectorBody straight;
+    straight.visit(op->body);
+    if (straight.vector && straight.result && !straight.inner) {
+      for (int64_t i = 0; i < *trips; ++i)
+        emit(simplify_stmt(BindConstant(op->var.get(), make_const(op->var->dtype, *lo_const + i)).mutate(op->body)));
+      return;
+    }
+  }
   llvm::Value* lo = eval(op->min);
   llvm::Value* end = b_.CreateAdd(lo, eval(op->extent), op->var->name + ".end");
   llvm::BasicBlock* pre = b_.GetInsertBlock();
@@ -202,7 +245,12 @@ void FunctionCodegen::emit_for(const For* op) {
 
   b_.SetInsertPoint(body);
   vars_[op->var.get()] = iv;
+  std::vector<std::string> direct;
+  // Not in a loop of a few iterations, which LLVM unrolls whole (each copy's alignment then
+  // a constant).
+  if (target_.arch == Arch::hexagon && !(trips && *trips <= 4)) plan_direct_loads(op->body, direct);
   emit(op->body);
+  for (const std::string& k : direct) direct_loads_.erase(k), span_loads_.erase(k);
   vars_.erase(op->var.get());
   // i < end <= INT32_MAX, so i + 1 cannot wrap.
   llvm::Value* next = b_.CreateNSWAdd(iv, b_.getInt32(1), op->var->name + ".next");
