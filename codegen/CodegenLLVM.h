@@ -163,6 +163,7 @@ class FunctionCodegen {
   llvm::Value* window_load(const Load* op, llvm::Type* mty);
   llvm::Value* unaligned_window_load(const Load* op, llvm::Type* mty, const Expr& base, const std::vector<int64_t>& off,
                                     int64_t align);
+  bool has_64bit_values(llvm::BasicBlock* body, llvm::BasicBlock* skip) const;
   llvm::Value* doubled_half_load(llvm::Value* start, llvm::FixedVectorType* piece_ty, int64_t lo, int64_t hi,
                                 const std::vector<int>& mask, int64_t chunk);
   llvm::Value* runs_load(const Load* op, llvm::Type* mty);
