@@ -803,7 +803,10 @@ llvm::Value* FunctionCodegen::doubled_half_load(llvm::Value* start, llvm::FixedV
   int64_t width = target_.vector_bytes;
   int64_t per = piece_ty->getNumElements();
   int64_t eb = piece_ty->getScalarSizeInBits() / 8;
-  if (!width || keep_window_shuffle_ || per < 2 || per * eb != width || hi - lo != per / 2 - 1) return nullptr;
+  // Hexagon's hooks interleave registers (vshuff); elsewhere nothing is emitted.
+  if (!width || target_.arch != Arch::hexagon || keep_window_shuffle_ || per < 2 || per * eb != width ||
+      hi - lo != per / 2 - 1)
+    return nullptr;
   int64_t half = width / 2;
   if (chunk < half || (lo * eb) % half) return nullptr;
   for (int64_t i = 0; i < per; ++i)
