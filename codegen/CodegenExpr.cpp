@@ -145,8 +145,19 @@ llvm::Value* FunctionCodegen::eval(const Expr& e) {
         if (llvm::Value* v = interleaved_loads(k, op)) return v;
       if (auto* k = llvm::dyn_cast<llvm::Constant>(c); k && c->getType()->isVectorTy())
         if (llvm::Value* v = alternating_select(k, op)) return v;
-      llvm::Value* t = eval(op->t);
-      llvm::Value* f = eval(op->f);
+      // A load chosen by constant lanes keeps its window's single-source shuffle (no
+      // doubled_half_load), which interleave_select below merges with the other side's into
+      // one two-source shuffle (zip_i16's select(x % 2 == 0, A[x / 2], B[x / 2]): one vshuff).
+      bool lanes_known = llvm::isa<llvm::Constant>(c) && c->getType()->isVectorTy();
+      auto side = [&](const Expr& v) {
+        bool keep = keep_window_shuffle_;
+        keep_window_shuffle_ = keep || (lanes_known && v.as<Load>());
+        llvm::Value* r = eval(v);
+        keep_window_shuffle_ = keep;
+        return r;
+      };
+      llvm::Value* t = side(op->t);
+      llvm::Value* f = side(op->f);
       if (auto* k = llvm::dyn_cast<llvm::Constant>(c); k && c->getType()->isVectorTy() && !interleave_select(k, t, f))
         if (llvm::Value* v = hooks_->constant_select(b_, k, t, f)) return v;
       return b_.CreateSelect(c, t, f);
@@ -1042,6 +1053,17 @@ llvm::Value* FunctionCodegen::unaligned_window_load(const Load* op, llvm::Type* 
       pieces.push_back(v ? v : b_.CreateSelect(cond, pc, pa));
       continue;
     }
+    // Each element of an aligned half vector twice in a row (a 2x upscale, O[x] = I[x / 2] over
+    // a register from x_o * 128: its elements start at a multiple of half a register): the
+    // aligned vector holding them, interleaved with itself (vshuff on HVX: a register pair whose
+    // first register doubles the lower half, the second the upper one), and the half the
+    // elements lie in chosen by their address. Where the loop is unrolled the choice is
+    // constant, the neighbouring register reads the same aligned vector and its interleave is
+    // shared: one load and one vshuff per two registers, not a load, a valign and a vdelta each.
+    if (llvm::Value* v = doubled_half_load(start, piece_ty, lows[r], highs[r], mask, chunk)) {
+      pieces.push_back(v);
+      continue;
+    }
     // Only when lo and hi share one aligned vector (two blocks and a valign: LLVM 19 merged
     // that valign with its own lowering of an overlapping unaligned load wrongly, found by
     // e2e/vtcm.vmix: C[i] = T[i] - A[299 - i]).
@@ -1052,6 +1074,37 @@ llvm::Value* FunctionCodegen::unaligned_window_load(const Load* op, llvm::Type* 
     pieces.push_back(b_.CreateShuffleVector(a, mask));
   }
   return pieces.size() == 1 ? pieces[0] : llvm::concatenateVectors(b_, pieces);
+}
+
+// The register of `piece_ty` whose lane i is element lo + i / 2 from `start` (mask[i] == i / 2),
+// where `chunk` bytes divide the address of element 0 and half a register's bytes divide that
+// of element lo: the aligned vector holding the elements, interleaved with itself, the first
+// or the second register of the pair as the elements are in its lower or its upper half (a
+// select on the address's bit, constant once the loop is unrolled). Null when the lanes are
+// not of that form or the target has no register interleave.
+llvm::Value* FunctionCodegen::doubled_half_load(llvm::Value* start, llvm::FixedVectorType* piece_ty, int64_t lo,
+                                                int64_t hi, const std::vector<int>& mask, int64_t chunk) {
+  int64_t width = target_.vector_bytes;
+  int64_t per = piece_ty->getNumElements();
+  int64_t eb = piece_ty->getScalarSizeInBits() / 8;
+  // Hexagon's hooks interleave registers (vshuff); elsewhere nothing is emitted.
+  if (!width || target_.arch != Arch::hexagon || keep_window_shuffle_ || per < 2 || per * eb != width ||
+      hi - lo != per / 2 - 1)
+    return nullptr;
+  int64_t half = width / 2;
+  if (chunk < half || (lo * eb) % half) return nullptr;
+  for (int64_t i = 0; i < per; ++i)
+    if (mask[i] != i / 2) return nullptr;
+  llvm::Type* et = piece_ty->getElementType();
+  llvm::Value* at = b_.CreateConstGEP1_64(et, start, lo);
+  llvm::Value* upper = b_.CreateAnd(b_.CreatePtrToInt(at, b_.getInt32Ty()), b_.getInt32(uint32_t(half)));
+  llvm::Value* block = b_.CreateGEP(b_.getInt8Ty(), at, b_.CreateNeg(upper));
+  llvm::Value* v = b_.CreateAlignedLoad(piece_ty, block, llvm::Align(uint64_t(width)));
+  llvm::Value* pair = hooks_->interleave_registers(b_, v, v);
+  if (!pair) return nullptr;
+  llvm::Value* first = b_.CreateShuffleVector(pair, llvm::createSequentialMask(0, unsigned(per), 0));
+  llvm::Value* second = b_.CreateShuffleVector(pair, llvm::createSequentialMask(unsigned(per), unsigned(per), 0));
+  return b_.CreateSelect(b_.CreateICmpNE(upper, b_.getInt32(0)), second, first);
 }
 
 // A boolean vector whose every lane is known at compile time, as a constant: comparisons of

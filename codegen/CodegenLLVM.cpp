@@ -259,9 +259,31 @@ void FunctionCodegen::emit_for(const For* op) {
   // miscompiled a loop of i64 max reductions (one wrong element;
   // tests/difftest/regressions/pipeliner_i64_max.dsp; right with -enable-pipeliner=false,
   // which costs bench/ packets: vadd_u8 2.01 -> 2.13, above Halide). bench/ has no such loop.
-  bool no_pipeline = target_.arch == Arch::hexagon && computes_64bit(op->body);
+  // Only where the loop's LLVM code still has such values: a 64-bit expression that an HVX
+  // idiom computes in 32-bit lanes (narrow_sat_i32's i16(clamp((i64(A) + 2048) >> 12, ...)),
+  // one vasr(Vu.w,Vv.w,Rt):rnd:sat) leaves none, and that loop is pipelined.
+  bool no_pipeline = target_.arch == Arch::hexagon && computes_64bit(op->body) && has_64bit_values(body, exit);
   set_loop_hints(b_.CreateBr(header), op->for_kind, keep_scalar(op->body), no_pipeline);
   b_.SetInsertPoint(exit);
+}
+
+// Whether the blocks emitted for a loop's body (from `body` to the function's last block, all
+// created after it, but `skip`, the loop's own exit, still empty) have a 64-bit integer or
+// floating-point value, scalar or vector: an instruction's result or operand.
+bool FunctionCodegen::has_64bit_values(llvm::BasicBlock* body, llvm::BasicBlock* skip) const {
+  auto wide = [](llvm::Type* t) {
+    llvm::Type* s = t->getScalarType();
+    return (s->isIntegerTy() || s->isFloatingPointTy()) && s->getPrimitiveSizeInBits() == 64;
+  };
+  for (auto it = body->getIterator(); it != fn_->end(); ++it) {
+    if (&*it == skip) continue;
+    for (const llvm::Instruction& inst : *it) {
+      if (wide(inst.getType())) return true;
+      for (const llvm::Use& u : inst.operands())
+        if (wide(u->getType())) return true;
+    }
+  }
+  return false;
 }
 
 // Loops LLVM's vectoriser must leave scalar (compiler/ir/ScalarOnly.h).

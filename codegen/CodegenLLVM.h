@@ -186,6 +186,9 @@ class FunctionCodegen {
   llvm::Value* window_load(const Load* op, llvm::Type* mty);
   llvm::Value* unaligned_window_load(const Load* op, llvm::Type* mty, const Expr& base, const std::vector<int64_t>& off,
                                     int64_t align);
+  bool has_64bit_values(llvm::BasicBlock* body, llvm::BasicBlock* skip) const;
+  llvm::Value* doubled_half_load(llvm::Value* start, llvm::FixedVectorType* piece_ty, int64_t lo, int64_t hi,
+                                const std::vector<int>& mask, int64_t chunk);
   llvm::Value* runs_load(const Load* op, llvm::Type* mty);
   bool interleave_select(llvm::Constant* cond, llvm::Value* t, llvm::Value* f);
   llvm::Value* interleaved_loads(llvm::Constant* cond, const Select* op);
@@ -210,6 +213,7 @@ class FunctionCodegen {
   std::unique_ptr<TargetHooks> hooks_;
   llvm::Type* index_type_;
   llvm::Function* fn_ = nullptr;
+  bool keep_window_shuffle_ = false;  // set while a constant-lane select's load side is emitted
   const PackedFunc* packed_ = nullptr;     // the packed entry being defined, else null
   llvm::Constant* packed_desc_ = nullptr;  // its kernel's dspc_func_desc
   std::unordered_map<const VarNode*, llvm::Value*> vars_;

@@ -2072,6 +2072,12 @@ void fuse_hvx_pairs(llvm::Module& module, const Target& target) {
     any |= ids[r].from || ids[r].from_acc;
   }
   if (!any) return;
+  // Rows whose weight is a halfword (passed in both halves of a word, vmpy(Vu.h,Rt.h)): the pair
+  // instruction takes bytes, so they fuse only where both weights are constants that fit one.
+  std::vector<bool> halves(t.fuse.size(), false);
+  for (size_t r = 0; r < t.fuse.size(); ++r)
+    for (const HvxIdiom& row : t.rows)
+      if (t.fuse[r].from == row.name && std::string(row.pattern_text).find("half") != std::string::npos) halves[r] = true;
   auto as_mul_add = [&](llvm::Value* value, MulAdd& m) {
     auto* c = llvm::dyn_cast<llvm::CallInst>(value);
     if (!c || !c->getCalledFunction()) return false;
@@ -2103,12 +2109,36 @@ void fuse_hvx_pairs(llvm::Module& module, const Target& target) {
       if (gone.count(first.call) || first.row != second.row || !first.call->hasOneUse() ||
           first.call->getParent() != c->getParent())
         continue;
+      // Halfword weights h0 h1 (even lanes, odd lanes) of constants that are signed bytes:
+      // the word of bytes first.h0, second.h0, first.h1, second.h1.
+      std::optional<uint32_t> byte_word;
+      if (halves[first.row]) {
+        auto* k0 = llvm::dyn_cast<llvm::ConstantInt>(first.rt);
+        auto* k1 = llvm::dyn_cast<llvm::ConstantInt>(second.rt);
+        if (!k0 || !k1) continue;
+        uint32_t w[2] = {uint32_t(k0->getZExtValue()), uint32_t(k1->getZExtValue())};
+        uint32_t word = 0;
+        bool fits = true;
+        for (int h = 0; h < 2; ++h)
+          for (int k = 0; k < 2; ++k) {
+            int16_t v = int16_t(uint16_t(w[k] >> (16 * h)));
+            fits &= v >= -128 && v <= 127;
+            word |= (uint32_t(v) & 0xff) << (16 * h + 8 * k);
+          }
+        if (!fits) continue;
+        byte_word = word;
+      }
       llvm::Instruction* at = after_both(f, dt, first.rt, second.rt);
       if (!at) continue;
       llvm::IRBuilder<> b(at);
-      // w0 w1 w0 w1: the even bytes of the first weight word, the odd ones of the second.
-      llvm::Value* odd = b.CreateShl(b.CreateAnd(second.rt, b.getInt32(0x00ff00ff)), 8);
-      llvm::Value* rt = b.CreateOr(b.CreateAnd(first.rt, b.getInt32(0x00ff00ff)), odd);
+      llvm::Value* rt = nullptr;
+      if (byte_word) {
+        rt = b.getInt32(*byte_word);
+      } else {
+        // w0 w1 w0 w1: the even bytes of the first weight word, the odd ones of the second.
+        llvm::Value* odd = b.CreateShl(b.CreateAnd(second.rt, b.getInt32(0x00ff00ff)), 8);
+        rt = b.CreateOr(b.CreateAnd(first.rt, b.getInt32(0x00ff00ff)), odd);
+      }
       b.SetInsertPoint(c);
       llvm::Value* pair = b.CreateCall(intrinsic(module, "vcombine"), {second.v, first.v});
       const std::string& to = t.fuse[first.row].to;
