@@ -965,6 +965,20 @@ llvm::Value* FunctionCodegen::window_load(const Load* op, llvm::Type* mty) {
       int64_t at = off[r * per + i] - b * per;
       mask.push_back(at < 2 * per ? static_cast<int>(at) : -1);
     }
+    // Each element of one half of the block twice in a row (a 2x upscale whose register's
+    // position is known, as in an unrolled edge loop): the block interleaved with itself, the
+    // first or the second register of the pair (doubled_half_load's form at a constant half).
+    if (blocks[r] == 1 && !keep_window_shuffle_ && per >= 2) {
+      bool doubled = mask[0] == 0 || mask[0] == per / 2;
+      for (int64_t i = 0; i < per && doubled; ++i) doubled = mask[i] == mask[0] + i / 2;
+      llvm::Value* blk = doubled ? block(b) : nullptr;
+      if (doubled)
+        if (llvm::Value* pair = hooks_->interleave_registers(b_, blk, blk)) {
+          unsigned from = mask[0] == 0 ? 0 : unsigned(per);
+          pieces.push_back(b_.CreateShuffleVector(pair, llvm::createSequentialMask(from, unsigned(per), 0)));
+          continue;
+        }
+    }
     llvm::Value* next = blocks[r] == 1 ? nullptr : block(b + 1);
     llvm::Value* v = next ? b_.CreateShuffleVector(block(b), next, mask) : b_.CreateShuffleVector(block(b), mask);
     for (int64_t j = 2; j < blocks[r]; ++j) {
