@@ -581,9 +581,12 @@ class LoopVectorizer : public IRMutator {
     if (Stmt f = fuse_as(op, v, vbody, units, k_runs, Fuse::Runs)) return f;
     // Windowed: the fewest x whose k * L lanes are whole registers of the widest values (L = 3:
     // 128 u8 x in three registers; L = 8: 16 x in one), so that extents of x below a register's
-    // lanes (a 64-pixel row of 8 channels) still fuse.
+    // lanes (a 64-pixel row of 8 channels) still fuse; a body with loops (a reduction) keeps
+    // a register's lanes of x (with fewer, e2e/oplib's avgpool<2, 2, 0, 4, 9, 16> fused its
+    // two taps over 4 x and gave wrong results on hexagon-v68, as the window reads below did).
     int64_t per = vector_bytes_ / widest;
-    if (Stmt f = fuse_as(op, v, vbody, units, per / std::gcd(per, L), Fuse::Windowed, per)) return f;
+    int64_t kw = has_loop(vbody) ? per : per / std::gcd(per, L);
+    if (Stmt f = fuse_as(op, v, vbody, units, kw, Fuse::Windowed, per)) return f;
     // Reads that give each pixel's few elements to all its lanes (I[y + r, x + t, c] in a fused
     // loop over x and k, k the output channels of a convolution): with the small reduction loops
     // around them unrolled, their offsets are constants, and each register's lanes lie in aligned
@@ -594,6 +597,16 @@ class LoopVectorizer : public IRMutator {
     if (Stmt unrolled = unroll_small_loops(vbody); kFuseWindowReads && !unrolled.same_as(vbody))
       return fuse_as(op, v, simplify_stmt(unrolled), units, k_runs, Fuse::RunsOrWindows);
     return Stmt();
+  }
+
+  static bool has_loop(const Stmt& body) {
+    struct Find : IRVisitor {
+      bool found = false;
+      using IRVisitor::visit;
+      void visit_For(const For*) override { found = true; }
+    } find;
+    find.visit(body);
+    return find.found;
   }
 
   static bool has_vectorized_loop(const Stmt& body) {
