@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "compiler/arith/IndexBounds.h"
+#include "compiler/arith/Simplify.h"
 #include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/Printer.h"
 #include "passes/support/ComputeAtRegion.h"
@@ -459,6 +460,65 @@ int64_t jam_factor(const Stage& stage, const Region& region, int lanes, bool sho
   return factor && extent >= factor && extent % factor == 0 ? factor : 0;
 }
 
+// A short innermost loop c (extent E, 2 <= E <= kMaxSplitShortAxis, below a vector) whose reads
+// index c in an axis before their last (O[y, x, c] = I[c, y, x], an NCHW -> NHWC layout change
+// of a few channels: each c's lanes in another plane) reads each value of c's lanes apart:
+// select(c == c0, I[c0, y, x], select(c == c0 + 1, ...)). The vectorizer then fuses the pair
+// (x, c) into whole registers whose loads are each a window of consecutive x (one plane), as
+// for separate planes (passes/Vectorize.cpp, fuse_short_vector: an interleave, a permute per
+// plane and vmux merges on HVX); scalar code folds the selects.
+constexpr int64_t kMaxSplitShortAxis = 16;
+
+Expr split_short_axis_reads(const Expr& e, const VarRef& var, const VarRef& outer, int64_t lo, int64_t extent) {
+  // Only where every such read is then, for each value of c, consecutive along the loop x
+  // around c (its last index x plus terms without x, x in no other index): windows of one
+  // plane. Other reads (reversed, strided) stay whole, and the loop scalar as before.
+  struct Reads : IRVisitor {
+    const VarNode *c, *x;
+    bool all_windows = true, any = false;
+    void visit_Load(const Load* op) override {
+      IRVisitor::visit_Load(op);
+      size_t m = op->indices.size();
+      bool across = false;
+      for (size_t d = 0; d + 1 < m; ++d) across |= mentions(op->indices[d], c);
+      if (!across) return;
+      any = true;
+      for (size_t d = 0; d + 1 < m; ++d) all_windows &= !mentions(op->indices[d], x);
+      Expr rest = simplify_expr(Binary::make(BinaryOp::Sub, op->indices[m - 1], var_expr(VarRef(x_ref))));
+      all_windows &= !mentions(rest, x);
+    }
+    VarRef x_ref;
+  } reads;
+  reads.c = var.get();
+  reads.x = outer.get();
+  reads.x_ref = outer;
+  reads.visit(e);
+  if (!reads.any || !reads.all_windows) return e;
+  struct Split : IRMutator {
+    const VarNode* c;
+    Expr cv;
+    int64_t lo, extent;
+    using IRMutator::mutate;
+    Expr mutate_Load(const Load* op, const Expr& self) override {
+      Expr m = IRMutator::mutate_Load(op, self);
+      const auto* ld = m.as<Load>();
+      bool across = false;
+      for (size_t d = 0; d + 1 < ld->indices.size(); ++d) across |= mentions(ld->indices[d], c);
+      if (!across) return m;
+      Expr out = substitute(m, {{c, IntImm::make(c->dtype, lo + extent - 1)}});
+      for (int64_t v = lo + extent - 2; v >= lo; --v)
+        out = Select::make(Binary::make(BinaryOp::EQ, cv, IntImm::make(c->dtype, v)),
+                           substitute(m, {{c, IntImm::make(c->dtype, v)}}), out, op->span);
+      return out;
+    }
+  } split;
+  split.c = var.get();
+  split.cv = var_expr(var);
+  split.lo = lo;
+  split.extent = extent;
+  return split.mutate(e);
+}
+
 // The automatic schedule of one box: a loop nest over `region`, first index variable
 // outermost; with lanes > 1 and an innermost extent of at least `lanes`, the innermost loop is
 // split into an outer loop and a vectorized inner one of `lanes` iterations, the last vector
@@ -486,6 +546,13 @@ Stmt lower_auto_box(const Stage& stage, const Region& region, int lanes, std::se
   for (const auto& v : vars) indices.push_back(var_expr(v));
   size_t inner = vars.size() - 1;
   int64_t kJam = jam_factor(box, region, lanes, short_vector);
+  // A short innermost loop the vectorizer fuses with the one around it (the plan below): its
+  // reads across rows one per value of it (split_short_axis_reads).
+  int64_t short_extent = region[inner].extent;
+  if (inner > 0 && !reduce_lanes && region[inner].ends == 0 && short_extent >= 2 && short_extent <= kMaxSplitShortAxis &&
+      ((short_vector && short_extent == lanes) ||
+       (lanes > 1 && kJam == 0 && short_extent < lanes && count_reductions(stage.body) == 0)))
+    source = split_short_axis_reads(source, vars[inner], vars[inner - 1], region[inner].min, region[inner].extent);
   // Jammed: the second-innermost variable, or, when the reduction runs along its vectors (no
   // index variable is vectorized), the innermost: four outputs per iteration (else two), whose
   // horizontal reductions, each a chain of dependent rotations and adds, fill each other's
@@ -914,7 +981,9 @@ std::set<const BufferNode*> pointwise_stages(const TensorFunc& f) {
 std::vector<Region> stage_boxes(const Stage& stage, int64_t lanes, bool short_vector) {
   size_t n = stage.index_vars.size();
   size_t first = count_reductions(stage.body) > 0 ? 0 : n - 1;
-  if (first > 0 && short_vector) first = n - 2;
+  // A short innermost vector is not cut (min(c, C - 1) in a channel padding): the vectorizer
+  // fuses it whole with the loop around it, whose edges are cut instead.
+  if (first > 0 && short_vector) return boundary_regions(stage, 27, n - 2, lanes, n - 2);
   return boundary_regions(stage, 27, first, lanes);
 }
 

@@ -492,6 +492,15 @@ class LoopVectorizer : public IRMutator {
   }
 
   Stmt mutate_For(const For* op, const Stmt& self) override {
+    // A serial loop of one iteration at a constant value around vectorized loops (cq of one
+    // group of four channels): that value in its body, so that the accesses' lane offsets
+    // inside see a constant (min(cq * 4 + j, 2) in a fused loop's index: per-lane constants).
+    if (op->for_kind == ForKind::Serial)
+      if (const IntImm* e = as_int(op->extent); e && e->value == 1 && as_int(op->min) && has_vectorized_loop(op->body)) {
+        Stmt loop = For::make(op->var, op->min, op->extent, op->for_kind,
+                              substitute(op->body, {{op->var.get(), op->min}}), op->span);
+        return IRMutator::mutate_For(loop.as<For>(), loop);
+      }
     if (hexagon_)
       if (Stmt fused = fuse_short_vector(op)) return fused;
     Stmt inner = IRMutator::mutate_For(op, self);
@@ -586,7 +595,12 @@ class LoopVectorizer : public IRMutator {
     int64_t k_runs = (L & (L - 1)) == 0 && vector_bytes_ % (L * lane_bytes) == 0 ? vector_bytes_ / (L * lane_bytes) : 0;
     if (Stmt f = fuse_as(op, v, vbody, units, k_runs, Fuse::Runs)) return f;
     if (wide_fills) return Stmt();
-    if (Stmt f = fuse_as(op, v, vbody, units, vector_bytes_ / widest, Fuse::Windowed)) return f;
+    // Windowed: the fewest x whose k * L lanes are whole registers of the widest values (L = 3:
+    // 128 u8 x in three registers; L = 8: 16 x in one), so that extents of x below a register's
+    // lanes (a 64-pixel row of 8 channels) still fuse.
+    int64_t per = vector_bytes_ / widest;
+    int64_t kw = per / std::gcd(per, L);
+    if (Stmt f = fuse_as(op, v, vbody, units, kw, Fuse::Windowed, per)) return f;
     // Reads that give each pixel's few elements to all its lanes (I[y + r, x + t, c] in a fused
     // loop over x and k, k the output channels of a convolution): with the small reduction loops
     // around them unrolled, their offsets are constants, and each register's lanes lie in aligned
@@ -594,6 +608,19 @@ class LoopVectorizer : public IRMutator {
     if (Stmt unrolled = unroll_small_loops(vbody); !unrolled.same_as(vbody))
       return fuse_as(op, v, simplify_stmt(unrolled), units, k_runs, Fuse::RunsOrWindows);
     return Stmt();
+  }
+
+  static bool has_vectorized_loop(const Stmt& body) {
+    struct Find : IRVisitor {
+      bool found = false;
+      using IRVisitor::visit;
+      void visit_For(const For* op) override {
+        if (op->for_kind == ForKind::Vectorized) found = true;
+        if (!found) IRVisitor::visit_For(op);
+      }
+    } find;
+    find.visit(body);
+    return find.found;
   }
 
   // The body with every serial loop of constant bounds inside it written out, when the copies
@@ -637,17 +664,18 @@ class LoopVectorizer : public IRMutator {
   // eighth of a register; true: within a window of two registers per register of lanes) requires.
   enum class Fuse { Runs, Windowed, RunsOrWindows };
   Stmt fuse_as(const For* op, const For* v, const Stmt& vbody, const std::vector<const For*>& units, int64_t k,
-               Fuse mode) {
+               Fuse mode, int64_t register_lanes = 0) {
     bool windowed = mode == Fuse::Windowed;
     int64_t L = as_int(v->extent)->value, E = as_int(op->extent)->value;
     if (!k || E < k || k * L > kMaxLanes) return Stmt();
     int N = static_cast<int>(k * L);
     DataType xt = op->var->dtype, vt = v->var->dtype;
     VarRef xo = VarNode::make(op->var->name + "_f", xt, op->span);
-    // Windowed: one statement per register (lanes r * k .. r * k + k - 1), so that every
+    // Windowed: one statement per register (lanes r * n .. r * n + n - 1), so that every
     // vector is one register and codegen's shuffles are of single registers (LLVM 19 splits a
     // shuffle of three registers lane by lane).
-    int pieces = windowed ? static_cast<int>(L) : 1, n = windowed ? static_cast<int>(k) : N;
+    // (register_lanes: the lanes of one register of the widest values, which divide k * L.)
+    int pieces = windowed ? static_cast<int>(N / register_lanes) : 1, n = windowed ? static_cast<int>(register_lanes) : N;
     // The fused body for the group of k x from x0; null when an access does not qualify.
     auto group = [&](const Expr& x0) -> Stmt {
       std::vector<Stmt> stmts;
@@ -668,7 +696,7 @@ class LoopVectorizer : public IRMutator {
         } catch (const CannotVectorize&) {
           return Stmt();
         }
-        if (windowed ? widest_lane_bytes(piece) * k != vector_bytes_ || !windowed_accesses_ok(piece, vector_bytes_)
+        if (windowed ? widest_lane_bytes(piece) * n != vector_bytes_ || !windowed_accesses_ok(piece, vector_bytes_)
                      : narrowest_access_bytes(piece) * N != vector_bytes_ ||
                            !fused_accesses_ok(piece, vector_bytes_ / 8, mode == Fuse::RunsOrWindows))
           return Stmt();

@@ -114,8 +114,79 @@ class MinMaxDropper : public IRMutator {
     }
     return e;
   }
+  // A select whose condition the region decides (a padded copy's interior, where every
+  // `yy >= P && yy < H + P` holds): its taken side.
+  Expr mutate_Select(const Select* op, const Expr& self) override {
+    Expr e = IRMutator::mutate_Select(op, self);
+    const auto* s = e.as<Select>();
+    if (!s || !s->cond.dtype().is_scalar()) return e;
+    std::optional<bool> c = decided(s->cond);
+    if (c) return *c ? s->t : s->f;
+    Expr cond = drop_decided_terms(s->cond);
+    return cond.same_as(s->cond) ? e : Select::make(cond, s->t, s->f, s->span);
+  }
 
  private:
+  // The value of a condition over the whole region, when its comparisons of integer scalars
+  // (joined by && and ||) are each decided there.
+  std::optional<bool> decided(const Expr& cond) {
+    const auto* b = cond.as<Binary>();
+    if (!b) return std::nullopt;
+    if (b->op == BinaryOp::And || b->op == BinaryOp::Or) {
+      std::optional<bool> x = decided(b->a), y = decided(b->b);
+      bool is_and = b->op == BinaryOp::And;
+      if ((x && *x != is_and) || (y && *y != is_and)) return !is_and;  // false && _, true || _
+      if (x && y) return is_and;
+      return std::nullopt;
+    }
+    if (!is_comparison(b->op) || !b->a.dtype().is_integer() || !b->a.dtype().is_scalar()) return std::nullopt;
+    bounds_.refuel();
+    Interval x = bounds_.of(b->a), y = bounds_.of(b->b);
+    switch (b->op) {
+      case BinaryOp::LT:
+        if (x.hi < y.lo) return true;
+        if (x.lo >= y.hi) return false;
+        break;
+      case BinaryOp::LE:
+        if (x.hi <= y.lo) return true;
+        if (x.lo > y.hi) return false;
+        break;
+      case BinaryOp::GT:
+        if (x.lo > y.hi) return true;
+        if (x.hi <= y.lo) return false;
+        break;
+      case BinaryOp::GE:
+        if (x.lo >= y.hi) return true;
+        if (x.hi < y.lo) return false;
+        break;
+      case BinaryOp::EQ:
+        if (x.lo == x.hi && y.lo == y.hi && x.lo == y.lo) return true;
+        if (x.hi < y.lo || y.hi < x.lo) return false;
+        break;
+      case BinaryOp::NE:
+        if (x.lo == x.hi && y.lo == y.hi && x.lo == y.lo) return false;
+        if (x.hi < y.lo || y.hi < x.lo) return true;
+        break;
+      default:
+        break;
+    }
+    return std::nullopt;
+  }
+
+  // A condition without its && / || terms that the region decides (true && c: c), where the
+  // rest is not decided as a whole.
+  Expr drop_decided_terms(const Expr& cond) {
+    const auto* b = cond.as<Binary>();
+    if (!b || (b->op != BinaryOp::And && b->op != BinaryOp::Or)) return cond;
+    bool is_and = b->op == BinaryOp::And;
+    std::optional<bool> x = decided(b->a), y = decided(b->b);
+    if (x && *x == is_and) return drop_decided_terms(b->b);  // true && c, false || c
+    if (y && *y == is_and) return drop_decided_terms(b->a);
+    Expr a = drop_decided_terms(b->a), c = drop_decided_terms(b->b);
+    if (a.same_as(b->a) && c.same_as(b->b)) return cond;
+    return Binary::make(b->op, a, c, b->span);
+  }
+
   IndexBounds& bounds_;
 };
 
@@ -137,7 +208,8 @@ std::optional<std::vector<DimRange>> vector_pieces(int64_t n, int64_t a, int64_t
   return p;
 }
 
-std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions, size_t first_dim, int64_t lanes) {
+std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions, size_t first_dim, int64_t lanes,
+                                     size_t last_dim) {
   Region full;
   for (int64_t e : stage.out->shape) full.push_back({0, e});
   Collector c;
@@ -151,7 +223,7 @@ std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions, siz
     int64_t n = stage.out->shape[d];
     std::vector<DimRange> p;
     std::optional<std::pair<int64_t, int64_t>> in;
-    if (d >= first_dim) in = interior(stage, d, c);
+    if (d >= first_dim && d <= last_dim) in = interior(stage, d, c);
     interior_piece.push_back(-1);
     if (in) {
       auto [lo, hi] = *in;

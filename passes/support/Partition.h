@@ -40,8 +40,9 @@ using Region = std::vector<DimRange>;
 // bottom rows, whose clamps stay). These pieces are used only in the boxes where every outer
 // variable is in its interior. Falls back to the plain pieces when the interior holds no
 // aligned vector.
+// Dimensions after `last_dim` are not cut.
 std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions = 27, size_t first_dim = 0,
-                                     int64_t lanes = 1);
+                                     int64_t lanes = 1, size_t last_dim = SIZE_MAX);
 
 // `e` (a stage body) with every integer min/max that the region's ranges decide replaced by
 // the operand it always picks. Reduction axes range over their extents.

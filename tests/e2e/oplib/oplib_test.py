@@ -18,6 +18,7 @@ import concurrent.futures
 import math
 import os
 import random
+import struct
 import subprocess
 import sys
 
@@ -232,7 +233,34 @@ def cases(rng):
                     (lambda A=A: [max(v, 128) for v in A]), None))
         out.append(("elementwise", "mul_i32", [n], [("A", "i32", [n], X), ("B", "i32", [n], X[::-1])], ("C", "i32"),
                     (lambda X=X: [wrap32(a * b) for a, b in zip(X, X[::-1])]), None))
+
+    # qnn.dsp's convolutions with the exact requantization: ONNX's f32 one, fl32(fl32(acc) * q)
+    # rounded half to even, plus the zero point, clamped (the ONNX importer's arguments for q).
+    def qnn_conv(op, S, P, D, H, W, C, R, T, K):
+        I, F = rnd(rng, "u8", H * W * C), [rng.randint(-40, 40) for _ in range(R * T * C * K)]
+        B = [rng.randint(-3000, 30000) for _ in range(K)]
+        q = f32(rng.uniform(2 ** -12, 2 ** -9))
+        zy = rng.randint(0, 40)
+        frac, e = math.frexp(q)
+        E = 24 - e
+        Kq = min(E + 7, 47)
+        m = int(math.ldexp(frac, 24)) << (Kq - E)
+        args = [S, P, D, H, W, C, R, T, K, m // 2, Kq - 32, 1 << (Kq - 33), Kq - 25, zy]
+        ins = [("I", "u8", [H, W, C], I), ("F", "i8", [R, T, C, K], F), ("B", "i32", [K], B)]
+        acc = lambda: ref_conv2d(I, F, B, S, P, D, H, W, C, R, T, K)  # noqa: E731
+        out.append(("qnn", op, args, ins, ("O", "u8"),
+                    lambda: [max(0, min(255, round(f32(f32(a) * q)) + zy)) for a in acc()], None))
+
+    for shape in [(2, 1, 1, 17, 19, 3, 3, 3, 8), (1, 0, 1, 13, 7, 8, 1, 1, 16), (2, 1, 1, 9, 11, 5, 3, 3, 12),
+                  (1, 2, 2, 10, 9, 6, 3, 3, 5), (3, 1, 1, 14, 13, 2, 3, 2, 7), (1, 1, 1, 5, 70, 4, 3, 3, 31)]:
+        qnn_conv("conv2d_requant_exact_narrow", *shape)
+    for shape in [(1, 0, 1, 9, 7, 16, 1, 1, 32), (1, 0, 1, 4, 5, 64, 1, 1, 128), (2, 1, 1, 9, 11, 5, 3, 3, 40)]:
+        qnn_conv("conv2d_requant_exact", *shape)
     return out
+
+
+def f32(x):
+    return struct.unpack("f", struct.pack("f", x))[0]
 
 
 def run(cmd):
