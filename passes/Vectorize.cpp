@@ -1324,10 +1324,12 @@ class NarrowLaneSelects : public IRMutator {
     Expr base = ramp->base;
     Expr c0 = simplify_expr(substitute(base, {{x, make_const(base.dtype(), 0)}}));
     Expr c1 = simplify_expr(substitute(base, {{x, make_const(base.dtype(), 1)}}));
-    const IntImm* k = as_int(simplify_expr(Binary::make(BinaryOp::Sub, c1, c0)));
+    Expr step = simplify_expr(Binary::make(BinaryOp::Sub, c1, c0));  // held: as_int points into it
+    const IntImm* k = as_int(step);
     if (!k || k->value <= 0 || mentions(c0, x)) return {};
     Expr linear = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, loop->var, make_const(base.dtype(), k->value)), c0);
-    const IntImm* diff = as_int(simplify_expr(Binary::make(BinaryOp::Sub, base, linear)));
+    Expr rest = simplify_expr(Binary::make(BinaryOp::Sub, base, linear));
+    const IntImm* diff = as_int(rest);
     if (!diff || diff->value != 0) return {};
     // F beyond every index.
     bounds_.refuel();
