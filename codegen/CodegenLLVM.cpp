@@ -245,12 +245,7 @@ void FunctionCodegen::emit_for(const For* op) {
 
   b_.SetInsertPoint(body);
   vars_[op->var.get()] = iv;
-  std::vector<std::string> direct;
-  // Not in a loop of a few iterations, which LLVM unrolls whole (each copy's alignment then
-  // a constant).
-  if (target_.arch == Arch::hexagon && !(trips && *trips <= 4)) plan_direct_loads(op->body, direct);
   emit(op->body);
-  for (const std::string& k : direct) direct_loads_.erase(k), span_loads_.erase(k);
   vars_.erase(op->var.get());
   // i < end <= INT32_MAX, so i + 1 cannot wrap.
   llvm::Value* next = b_.CreateNSWAdd(iv, b_.getInt32(1), op->var->name + ".next");
