@@ -187,6 +187,20 @@ bool every_read_indexed_by(const Expr& e, const VarNode* v) {
   return r.all;
 }
 
+// `e` with the reduction node R replaced by `with`.
+Expr replace_reduce(const Expr& e, const Reduce* R, const Expr& with) {
+  struct Replace : IRMutator {
+    const Reduce* R;
+    Expr with;
+    Expr mutate_Reduce(const Reduce* op, const Expr& self) override {
+      return op == R ? with : IRMutator::mutate_Reduce(op, self);
+    }
+  } r;
+  r.R = R;
+  r.with = with;
+  return r.mutate(e);
+}
+
 int count_reductions(const Expr& e) {
   struct Counter : IRVisitor {
     int n = 0;
@@ -1349,17 +1363,8 @@ std::optional<SeparatedWindow> separate_window(const Stage& st, std::set<std::st
   // place of R.
   Expr second_src = Load::make(out.first.out, second_idx, L->span);
   for (const Expr& w : b_weights) second_src = Binary::make(BinaryOp::Mul, second_src, w, st.span);
-  struct ReplaceReduce : IRMutator {
-    const Reduce* R = nullptr;
-    Expr with;
-    Expr mutate_Reduce(const Reduce* op, const Expr& self) override {
-      return op == R ? with : IRMutator::mutate_Reduce(op, self);
-    }
-  } rr;
-  rr.R = R;
-  rr.with = reduce_over(R->op, second_src, b_axes, R->span);
   out.second = st;
-  out.second.body = rr.mutate(st.body);
+  out.second.body = replace_reduce(st.body, R, reduce_over(R->op, second_src, b_axes, R->span));
   return out;
 }
 
@@ -1582,17 +1587,8 @@ std::optional<PackedProduct> pack_byte_product(const Stage& st, std::set<std::st
     sum = Binary::make(BinaryOp::Sub, sum, corr, st.span);
     out.rowsum = std::move(rs);
   }
-  struct ReplaceReduce : IRMutator {
-    const Reduce* R = nullptr;
-    Expr with;
-    Expr mutate_Reduce(const Reduce* op, const Expr& self) override {
-      return op == R ? with : IRMutator::mutate_Reduce(op, self);
-    }
-  } rr;
-  rr.R = R;
-  rr.with = sum;
   out.product = st;
-  out.product.body = rr.mutate(st.body);
+  out.product.body = replace_reduce(st.body, R, sum);
   return out;
 }
 

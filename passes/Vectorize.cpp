@@ -1176,7 +1176,7 @@ class NarrowLaneSelects : public IRMutator {
     for (int order = 0; order < 2; ++order) {
       const auto* sh = (order ? b : a).as<Binary>();
       Expr k = scalar_of(order ? a : b);
-      BinaryOp o = order ? mirrored_comparison(op) : op;
+      BinaryOp o = order ? mirrored(op) : op;
       DataType t = (order ? b : a).dtype();
       if (!sh || sh->op != BinaryOp::Shr || !k || !t.is_integer() || t.lanes < 2) continue;
       const IntImm* c = as_int(scalar_of(sh->b));
@@ -1206,16 +1206,6 @@ class NarrowLaneSelects : public IRMutator {
       return Binary::make(o, x, Broadcast::make(simplify_expr(rhs), t.lanes, sp), sp);
     }
     return Binary::make(op, a, b, sp);
-  }
-
-  static BinaryOp mirrored_comparison(BinaryOp op) {  // a op b == b mirrored a
-    switch (op) {
-      case BinaryOp::LT: return BinaryOp::GT;
-      case BinaryOp::LE: return BinaryOp::GE;
-      case BinaryOp::GT: return BinaryOp::LT;
-      case BinaryOp::GE: return BinaryOp::LE;
-      default: return op;
-    }
   }
 
   // The integer type of `bits` bits (unsigned when no value is negative) that holds every

@@ -76,16 +76,6 @@ BinaryOp negated(BinaryOp op) {
   }
 }
 
-BinaryOp mirrored(BinaryOp op) {  // a OP b  ==  b mirrored(OP) a
-  switch (op) {
-    case BinaryOp::LT: return BinaryOp::GT;
-    case BinaryOp::LE: return BinaryOp::GE;
-    case BinaryOp::GT: return BinaryOp::LT;
-    case BinaryOp::GE: return BinaryOp::LE;
-    default: return op;
-  }
-}
-
 }  // namespace
 
 std::string format_i128(i128 v) {

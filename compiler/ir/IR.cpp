@@ -88,6 +88,16 @@ bool is_comparison(BinaryOp op) {
          op == BinaryOp::GT || op == BinaryOp::GE;
 }
 
+BinaryOp mirrored(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::LT: return BinaryOp::GT;
+    case BinaryOp::LE: return BinaryOp::GE;
+    case BinaryOp::GT: return BinaryOp::LT;
+    case BinaryOp::GE: return BinaryOp::LE;
+    default: return op;
+  }
+}
+
 bool is_logical(BinaryOp op) { return op == BinaryOp::And || op == BinaryOp::Or; }
 
 const char* unary_op_symbol(UnaryOp op) {

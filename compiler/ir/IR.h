@@ -200,6 +200,7 @@ int binary_op_precedence(BinaryOp op);
 inline constexpr int kUnaryPrecedence = 11;
 inline constexpr int kAtomPrecedence = 12;
 bool is_comparison(BinaryOp op);
+BinaryOp mirrored(BinaryOp op);  // a OP b  ==  b mirrored(OP) a (comparisons; others unchanged)
 bool is_logical(BinaryOp op);  // And, Or
 
 struct Binary : ExprNode {
