@@ -6,23 +6,18 @@ onnx_nn.dsp's batchnorm_train_f32, the language having no sqrt). rtol 1e-5.
 
   bn_train_test.py --dspc build/dspc --target host --work-dir DIR
 """
-import argparse
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
+from onnx_script import run_model, script_args
+
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--dspc", required=True)
-    ap.add_argument("--target", default="host")
-    ap.add_argument("--work-dir", required=True)
-    args = ap.parse_args()
-    os.makedirs(args.work_dir, exist_ok=True)
+    args = script_args(__doc__)
     rng = np.random.default_rng(3)
     cases = [  # name, shape, per-channel magnitudes, attributes
         ("rank2", [6, 3], [1.0, 1e-3, 1e3], dict()),
@@ -53,18 +48,14 @@ def main():
         onnx.checker.check_model(model)
         path = os.path.join(args.work_dir, name + ".onnx")
         onnx.save(model, path)
-        np.save(os.path.join(args.work_dir, name + "_x.npy"), x)
-        cmd = [args.dspc, "run", path, "--target", args.target, "--input", "x=" + os.path.join(args.work_dir, name + "_x.npy")]
-        for o in ("y", "rm", "rv"):
-            cmd += ["--output", "%s=%s" % (o, os.path.join(args.work_dir, "%s_%s.npy" % (name, o)))]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            print("FAIL %s: %s" % (name, r.stderr.strip()[-1500:]))
+        outs, err = run_model(args.dspc, path, args.target, args.work_dir, {"x": x}, ["y", "rm", "rv"], prefix=name + "_")
+        if err:
+            print("FAIL %s: %s" % (name, err))
             failed += 1
             continue
         bad = []
         for o, w in zip(("y", "rm", "rv"), want):
-            got = np.load(os.path.join(args.work_dir, "%s_%s.npy" % (name, o))).reshape(np.shape(w))
+            got = outs[o].reshape(np.shape(w))
             if not np.allclose(got, w, rtol=1e-5, atol=0):
                 bad.append("%s: %d of %d differ (max rel %.3g)" % (o, int(np.sum(~np.isclose(got, w, rtol=1e-5, atol=0))),
                                                                    np.size(w), float(np.max(np.abs(got - w) / np.abs(w)))))

@@ -5,14 +5,14 @@ result never used. The model's outputs must match numpy on the target.
 
   dead_nodes_test.py --dspc build/dspc --target host --work-dir DIR
 """
-import argparse
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
+
+from onnx_script import run_model, script_args
 
 
 def model(path):
@@ -36,26 +36,17 @@ def model(path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--dspc", required=True)
-    ap.add_argument("--work-dir", required=True)
-    ap.add_argument("--target", default="host")
-    args = ap.parse_args()
-    os.makedirs(args.work_dir, exist_ok=True)
+    args = script_args(__doc__)
     path = os.path.join(args.work_dir, "dead_nodes.onnx")
     model(path)
     rng = np.random.default_rng(3)
     x = rng.standard_normal((1, 2, 6, 6)).astype(np.float32)
-    np.save(os.path.join(args.work_dir, "x.npy"), x)
-    out = os.path.join(args.work_dir, "y.npy")
-    r = subprocess.run([args.dspc, "run", path, "--target", args.target, "--input", "x=" + os.path.join(args.work_dir, "x.npy"),
-                        "--output", "y=" + out],
-                       capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        print("FAIL: dspc run:\n" + r.stderr[-2000:])
+    outs, err = run_model(args.dspc, path, args.target, args.work_dir, {"x": x}, ["y"])
+    if err:
+        print("FAIL: " + err)
         return 1
     want = np.maximum(x, 0).reshape(1, 2, 3, 2, 3, 2).max(axis=(3, 5))
-    got = np.load(out)
+    got = outs["y"]
     ok = got.shape == want.shape and np.array_equal(got, want)
     print("dead nodes on %s: %s" % (args.target, "ok" if ok else "FAILED: y differs from numpy"))
     return 0 if ok else 1

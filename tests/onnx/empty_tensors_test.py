@@ -7,7 +7,6 @@ and `dspc run --random-inputs --check` must agree with the reference interpreter
 
   empty_tensors_test.py --dspc build/dspc --target host --work-dir DIR
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -15,6 +14,8 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
+
+from onnx_script import run_model, script_args
 
 
 def model(path):
@@ -62,12 +63,7 @@ def model(path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--dspc", required=True)
-    ap.add_argument("--work-dir", required=True)
-    ap.add_argument("--target", default="host")
-    args = ap.parse_args()
-    os.makedirs(args.work_dir, exist_ok=True)
+    args = script_args(__doc__)
     path = os.path.join(args.work_dir, "empty_tensors.onnx")
     model(path)
     rng = np.random.default_rng(5)
@@ -81,18 +77,12 @@ def main():
         "y": np.maximum(x[:, 1:5:2], 0),
     }
     failures = []
-    cmd = [args.dspc, "run", path, "--target", args.target]
-    for name, value in (("e", e), ("x", x)):
-        np.save(os.path.join(args.work_dir, name + ".npy"), value)
-        cmd += ["--input", "%s=%s" % (name, os.path.join(args.work_dir, name + ".npy"))]
-    for name in want:
-        cmd += ["--output", "%s=%s" % (name, os.path.join(args.work_dir, "out_" + name + ".npy"))]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        failures.append("dspc run with .npy files:\n" + r.stderr[-2000:])
+    outs, err = run_model(args.dspc, path, args.target, args.work_dir, {"e": e, "x": x}, list(want))
+    if err:
+        failures.append("with .npy files: " + err)
     else:
         for name, w in want.items():
-            got = np.load(os.path.join(args.work_dir, "out_" + name + ".npy"))
+            got = outs[name]
             if got.shape != w.shape or got.dtype != w.dtype or not np.array_equal(got, w):
                 failures.append("%s is %s %s, numpy gives %s %s" % (name, got.dtype, got.shape, w.dtype, w.shape))
     r = subprocess.run([args.dspc, "run", path, "--target", args.target, "--random-inputs", "--check"],

@@ -12,14 +12,14 @@ values, and random values over every magnitude. float16 results must equal numpy
 nearest even); bfloat16 results the f32's truncated bits (ONNX 1.12's reference); any NaN matches a
 NaN. Models are built with onnx.helper, as anyone would build them from the spec.
 """
-import argparse
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
+
+import onnx_script
 
 F16, BF16, F32, F64, I32 = TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT32
 
@@ -76,26 +76,15 @@ def run_model(dspc, target, work, name, graph_inputs, nodes, out_type, inputs, i
     onnx.checker.check_model(model)
     path = os.path.join(work, name + ".onnx")
     onnx.save(model, path)
-    cmd = [dspc, "run", path, "--target", target]
-    for (nm, _), v in zip(graph_inputs, inputs):
-        f = os.path.join(work, "%s_%s.npy" % (name, nm))
-        np.save(f, v.view(np.uint16) if v.dtype == np.float16 else v)
-        cmd += ["--input", "%s=%s" % (nm, f)]
-    out = os.path.join(work, name + "_y.npy")
-    cmd += ["--output", "y=" + out]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError("%s: dspc run failed: %s" % (name, r.stderr.strip()[-2000:]))
-    return np.load(out)
+    outs, err = onnx_script.run_model(dspc, path, target, work, {nm: v for (nm, _), v in zip(graph_inputs, inputs)},
+                                      ["y"], prefix=name + "_")
+    if err:
+        raise RuntimeError("%s: %s" % (name, err))
+    return outs["y"]
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--dspc", required=True)
-    ap.add_argument("--target", default="host")
-    ap.add_argument("--work-dir", required=True)
-    args = ap.parse_args()
-    os.makedirs(args.work_dir, exist_ok=True)
+    args = onnx_script.script_args(__doc__)
     rng = np.random.default_rng(7)
     x32 = f32_cases(rng)
     x64 = np.concatenate([x32.astype(np.float64), (x32.astype(np.float64) * (1 + 2.0 ** -40)),

@@ -11,15 +11,15 @@ mean over the elements inside the input (count_include_pad = 0) or inside the pa
 first maximum in row-major window order, flattened in NCHW order, or column-major over H and W with
 storage_order = 1 (ONNX's definition). Results must match exactly (the means to 1e-6).
 """
-import argparse
 import itertools
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
+
+from onnx_script import run_model, script_args
 
 NP = {TensorProto.FLOAT: np.float32, TensorProto.DOUBLE: np.float64, TensorProto.UINT8: np.uint8, TensorProto.INT8: np.int8}
 
@@ -70,13 +70,9 @@ def case(dspc, target, work, name, kind, shape, dtype, attrs, indices, rng):
     out_shape = tuple(dim.dim_value for dim in model.graph.output[0].type.tensor_type.shape.dim)
     path = os.path.join(work, name + ".onnx")
     onnx.save(model, path)
-    np.save(os.path.join(work, name + "_x.npy"), x)
-    cmd = [dspc, "run", path, "--target", target, "--input", "x=" + os.path.join(work, name + "_x.npy")]
-    for o in outs:
-        cmd += ["--output", "%s=%s" % (o, os.path.join(work, "%s_%s.npy" % (name, o)))]
-    run = subprocess.run(cmd, capture_output=True, text=True)
-    if run.returncode != 0:
-        return "dspc run failed: " + run.stderr.strip()[-1500:]
+    got, err = run_model(dspc, path, target, work, {"x": x}, outs, prefix=name + "_")
+    if err:
+        return err
     r = len(shape) - 2
     k = attrs["kernel_shape"]
     s = attrs.get("strides", [1] * r)
@@ -90,13 +86,13 @@ def case(dspc, target, work, name, kind, shape, dtype, attrs, indices, rng):
         pads += [max(0, (out_shape[2 + a] - 1) * s[a] + (k[a] - 1) * d[a] + 1 - shape[2 + a]) - pads[a] for a in range(r)]
     want_y, want_i = reference(x, out_shape, kind, k, s, d, pads, attrs.get("count_include_pad", 0),
                                attrs.get("storage_order", 0))
-    got_y = np.load(os.path.join(work, name + "_y.npy")).reshape(out_shape)
+    got_y = got["y"].reshape(out_shape)
     if kind == "max" and not np.array_equal(got_y.astype(np.float64), want_y):
         return "y differs in %d of %d" % (int(np.sum(got_y != want_y)), want_y.size)
     if kind == "avg" and not np.allclose(got_y, want_y, rtol=1e-6, atol=1e-6):
         return "y differs in %d of %d" % (int(np.sum(~np.isclose(got_y, want_y, rtol=1e-6, atol=1e-6))), want_y.size)
     if indices:
-        got_i = np.load(os.path.join(work, name + "_i.npy")).reshape(out_shape)
+        got_i = got["i"].reshape(out_shape)
         if not np.array_equal(got_i, want_i):
             bad = np.argwhere(got_i != want_i)[:3]
             return "indices differ in %d of %d, e.g. at %s: got %s want %s" % (
@@ -106,12 +102,7 @@ def case(dspc, target, work, name, kind, shape, dtype, attrs, indices, rng):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--dspc", required=True)
-    ap.add_argument("--target", default="host")
-    ap.add_argument("--work-dir", required=True)
-    args = ap.parse_args()
-    os.makedirs(args.work_dir, exist_ok=True)
+    args = script_args(__doc__)
     rng = np.random.default_rng(11)
     F, D, U8, I8 = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.UINT8, TensorProto.INT8
     cases = [

@@ -7,7 +7,6 @@ even, plus the zero point, saturated).
 
   qlinear_conv_test.py --dspc build/dspc --work-dir DIR --target host|hexagon-v68
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -15,6 +14,8 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from onnx_script import run_model, script_args
 
 # (name, input channels, output channels, kernel, stride, pad, depthwise, x zero point,
 #  x scale, w scale, y scale, y zero point, the func the convolution must compile to)
@@ -79,29 +80,21 @@ def run_case(case, work, dspc, target, rng):
     if "= " + func not in dsp or "qlinear_conv2d" in dsp:
         print("FAIL %s: not compiled to %s:\n%s" % (name, func, dsp))
         return False
-    np.save(os.path.join(work, name + ".x.npy"), x)
-    out = os.path.join(work, name + ".y.npy")
-    r = subprocess.run([dspc, "run", path, "--target", target, "--input", "x=" + os.path.join(work, name + ".x.npy"),
-                        "--output", "y=" + out], capture_output=True, text=True, timeout=900)
-    if r.returncode != 0:
-        print("FAIL %s: dspc run failed:\n%s" % (name, r.stderr))
+    outs, err = run_model(dspc, path, target, work, {"x": x}, ["y"], prefix=name + ".")
+    if err:
+        print("FAIL %s: %s" % (name, err))
         return False
     # ONNX's multiplier: the f32 product of the f32 scales, over the f32 result scale.
     mult = np.float32(np.float32(xs) * np.float32(ws)) / np.float32(ys)
     want = reference(x, w, bias, zx, mult, zy, stride, pad, group)
-    got = np.load(out)
+    got = outs["y"]
     diff = int(np.sum(got != want))
     print("%s (%s): %d of %d outputs differ from ONNX's QLinearConv" % (name, func.rstrip("<"), diff, want.size))
     return diff == 0
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--dspc", required=True)
-    ap.add_argument("--work-dir", required=True)
-    ap.add_argument("--target", default="host")
-    args = ap.parse_args()
-    os.makedirs(args.work_dir, exist_ok=True)
+    args = script_args(__doc__)
     rng = np.random.default_rng(11)
     ok = all([run_case(c, args.work_dir, args.dspc, args.target, rng) for c in CASES])
     print("qlinear conv on the op library: %s" % ("ok" if ok else "FAILED"))

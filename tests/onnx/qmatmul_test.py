@@ -8,14 +8,14 @@ QLinearMatMul's reference is ONNX's: the i32 product of (a - a_zero_point) and (
 times the f32 multiplier a_scale * b_scale / y_scale (per column with per-column b parameters),
 rounded half to even, plus y_zero_point, saturated. Models are built with onnx.helper.
 """
-import argparse
 import os
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
+
+import onnx_script
 
 T = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8}
 
@@ -23,26 +23,14 @@ T = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8}
 def run(dspc, target, work, name, model, inputs, out_names):
     path = os.path.join(work, name + ".onnx")
     onnx.save(model, path)
-    cmd = [dspc, "run", path, "--target", target]
-    for nm, v in inputs.items():
-        f = os.path.join(work, "%s_%s.npy" % (name, nm))
-        np.save(f, v)
-        cmd += ["--input", "%s=%s" % (nm, f)]
-    for o in out_names:
-        cmd += ["--output", "%s=%s" % (o, os.path.join(work, "%s_%s.npy" % (name, o)))]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(r.stderr.strip()[-1500:])
-    return [np.load(os.path.join(work, "%s_%s.npy" % (name, o))) for o in out_names]
+    outs, err = onnx_script.run_model(dspc, path, target, work, inputs, out_names, prefix=name + "_")
+    if err:
+        raise RuntimeError(err)
+    return [outs[o] for o in out_names]
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--dspc", required=True)
-    ap.add_argument("--target", default="host")
-    ap.add_argument("--work-dir", required=True)
-    args = ap.parse_args()
-    os.makedirs(args.work_dir, exist_ok=True)
+    args = onnx_script.script_args(__doc__)
     rng = np.random.default_rng(5)
     cases = [  # name, a shape, b shape, a dtype, b dtype, y dtype, per-column b parameters
         ("q3d_bcast_b", [3, 4, 5], [5, 6], np.uint8, np.uint8, np.uint8, False),
