@@ -100,6 +100,29 @@ bool vanishing_term(const Expr& e) {
 // The most terms of such a small sum written out (vrmpy's four; vdmpy's two, vtmpy's three).
 constexpr int64_t kMaxUnrolledNarrowTerms = 4;
 
+// The number of points of a reduction's domain.
+int64_t domain_size(const std::vector<ReduceAxis>& axes) {
+  int64_t total = 1;
+  for (const ReduceAxis& a : axes) total *= a.extent;
+  return total;
+}
+
+// `source` at every point of the domain, in loop order (the last axis fastest).
+std::vector<Expr> written_out_terms(const Expr& source, const std::vector<ReduceAxis>& axes) {
+  std::vector<Expr> terms;
+  int64_t total = domain_size(axes);
+  for (int64_t flat = 0; flat < total; ++flat) {
+    std::map<const VarNode*, Expr> at;
+    int64_t rest = flat;
+    for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+      at[it->var.get()] = make_i32(rest % it->extent);
+      rest /= it->extent;
+    }
+    terms.push_back(substitute(source, at));
+  }
+  return terms;
+}
+
 // Replaces the Reduce nodes of one stage body by accumulator loads: post-order, so a
 // reduction nested in another's source is lowered inside the outer one's loops.
 class ReductionLowering : public IRMutator {
@@ -150,21 +173,14 @@ class ReductionLowering : public IRMutator {
                !(vector_lanes_ > 0 && last.extent >= vector_lanes_)) {
       // A small reduction whose innermost extent is not a multiple of 4 (a 3x3 stencil's 9
       // taps): every term written out, in loop order, four by four, the last group shorter.
-      int64_t total = 1;
-      for (const ReduceAxis& a : axes) total *= a.extent;
+      int64_t total = domain_size(axes);
       if (total >= 4 && total <= kMaxUnrolledDotTerms) {
         Expr sum, group;
         int in_group = 0;
-        for (int64_t flat = 0; flat < total; ++flat) {
-          std::map<const VarNode*, Expr> at;
-          int64_t rest = flat;
-          for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
-            at[it->var.get()] = make_i32(rest % it->extent);
-            rest /= it->extent;
-          }
-          Expr term = substitute(source, at);
-          group = group ? Binary::make(BinaryOp::Add, group, term, s) : term;
-          if (++in_group == 4 || flat + 1 == total) {
+        std::vector<Expr> terms = written_out_terms(source, axes);
+        for (size_t i = 0; i < terms.size(); ++i) {
+          group = group ? Binary::make(BinaryOp::Add, group, terms[i], s) : terms[i];
+          if (++in_group == 4 || i + 1 == terms.size()) {
             sum = sum ? Binary::make(BinaryOp::Add, sum, group, s) : group;
             group = Expr();
             in_group = 0;
@@ -177,20 +193,11 @@ class ReductionLowering : public IRMutator {
       // A sum of two to four narrow products (or widened narrow values) along one small axis
       // or several: every term written out, so that codegen sees them as one sum (vdmpy's two
       // terms, vtmpy's window of three, vrmpy's four in 16-bit lanes or by 1s).
-      int64_t total = 1;
-      for (const ReduceAxis& a : axes) total *= a.extent;
+      int64_t total = domain_size(axes);
       if (total >= 2 && total <= kMaxUnrolledNarrowTerms) {
         Expr sum;
-        for (int64_t flat = 0; flat < total; ++flat) {
-          std::map<const VarNode*, Expr> at;
-          int64_t rest = flat;
-          for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
-            at[it->var.get()] = make_i32(rest % it->extent);
-            rest /= it->extent;
-          }
-          Expr term = substitute(source, at);
+        for (const Expr& term : written_out_terms(source, axes))
           sum = sum ? Binary::make(BinaryOp::Add, sum, term, s) : term;
-        }
         source = sum;
         axes.clear();
       }
