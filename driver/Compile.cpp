@@ -8,6 +8,7 @@
 #endif
 
 #include "driver/Lower.h"
+#include "passes/FoldConstantStages.h"
 #include "compiler/frontend/Parser.h"
 
 namespace dspc {
@@ -114,6 +115,11 @@ std::optional<Compilation> compile_source(const SourceFile& source, const LowerO
   std::vector<std::pair<std::string, Span>> names;
   for (const auto& f : p->funcs) names.emplace_back(f.name, f.span);
   if (!check_symbols(names, "func", diag)) return std::nullopt;
+  if (options.fold_constant_stages) {
+    std::set<std::string> keep;
+    for (const FuncInstance& i : instances) keep.insert(mangled_name(i));
+    c.folded_from = fold_constant_stages(*p, keep);
+  }
   auto lowered = lower(*p, options, diag);
   if (!lowered) return std::nullopt;
   c.program = std::move(*p);

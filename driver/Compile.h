@@ -1,6 +1,7 @@
 // The embedding API: source text in, lowered TIR out. The dspc driver is a thin layer on it.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@ struct Compilation {
   // The parsed tensor program, when the input was .dsp (absent for TIR input).
   std::optional<TensorProgram> program;
   Module module;  // after every pass
+  // fold-constant-stages' specializations of funcs (`f_folded`), each one's func.
+  std::map<std::string, std::string> folded_from;
 };
 
 // Why a generic func cannot be used without instantiation, with an example of one.

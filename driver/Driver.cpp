@@ -274,6 +274,7 @@ bool apply_flag(unsigned id, DriverOptions& o) {
     case OPT_no_auto_schedule: o.lower.auto_schedule = false; return true;
     case OPT_no_vtcm_plan: o.lower.plan_vtcm = false; return true;
     case OPT_no_group_device_calls: o.lower.group_device_calls = false; return true;
+    case OPT_no_fold_constant_stages: o.lower.fold_constant_stages = false; return true;
     case OPT_lazy_calls: o.lazy_calls = true; return true;
     case OPT_profile: o.profile = true; return true;
     case OPT_random_inputs: o.random_inputs = true; return true;

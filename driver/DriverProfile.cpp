@@ -264,9 +264,12 @@ bool profile_graph(const DriverOptions& o, const Compilation& c, const Graph& g,
   double total_bound = 0;
   for (int n : plan.order) {
     const GraphNode& node = g.nodes[size_t(n)];
-    std::string generic = node.func;
+    // A specialization by fold-constant-stages is bounded as its func.
+    auto folded = c.folded_from.find(node.func);
+    const std::string& func = folded == c.folded_from.end() ? node.func : folded->second;
+    std::string generic = func;
     std::vector<int64_t> args;
-    if (!split_instance(*c.program, node.func, generic, args)) generic = node.func;
+    if (!split_instance(*c.program, func, generic, args)) generic = func;
     bool host = node.placement == Placement::Host;
     Row r{g.tensors[size_t(node.outputs[0])].name, generic, host ? 0 : packets[node.func],
           host ? ResourceBound{} : resource_bound(generic, args, entries[node.func].params, o.lower.target.vector_bytes), host};

@@ -53,6 +53,9 @@ def no_auto_hvx : F<"no-auto-hvx", grp_compile,
 def no_group_device_calls : F<"no-group-device-calls", grp_compile,
   "run a graph's calls in source order, one device call per device node\n"
   "(the baseline for group-device-calls)">;
+def no_fold_constant_stages : F<"no-fold-constant-stages", grp_compile,
+  "compute a graph call's stages that read only constants on every call\n"
+  "(not once, at compile time)">;
 def no_vtcm_plan : F<"no-vtcm-plan", grp_compile,
   "one HexagonBackendAllocateVTCM call per VTCM buffer, checked by summing\n"
   "the live ones, instead of plan-vtcm's one arena per function">;

@@ -38,6 +38,9 @@ struct LowerOptions {
   // group-device-calls orders a graph's calls so that device calls run together, one device
   // function per group; false: source order, one device function per device call (a baseline).
   bool group_device_calls = true;
+  // fold-constant-stages evaluates a graph call's stages that read only constant tensors at
+  // compile time (passes/FoldConstantStages.h); false computes them on every call.
+  bool fold_constant_stages = true;
   // plan-vtcm packs a function's VTCM buffers into one arena (one allocation call); false
   // keeps one allocation call per buffer, checked by verify-vtcm-limit.
   bool plan_vtcm = true;
