@@ -46,6 +46,7 @@
 #include "compiler/arith/IndexBounds.h"
 #include "compiler/arith/Simplify.h"
 #include "compiler/ir/IRVisitor.h"
+#include "compiler/ir/LoopSchedule.h"
 #include "compiler/ir/Printer.h"
 #include "passes/support/ComputeAtRegion.h"
 #include "passes/support/Partition.h"
@@ -1001,6 +1002,44 @@ std::vector<Region> stage_boxes(const Stage& stage, int64_t lanes, bool short_ve
   return boundary_regions(stage, 27, first, lanes);
 }
 
+// The factor F of the split whose inner loop a loop schedule vectorizes, when that split is of
+// the stage's innermost index variable (vectorize(x, F); split(x, xo, xi, F) then
+// vectorize(xi); tile); 1 otherwise (a whole variable vectorized, or another variable).
+int64_t vectorized_split_factor(const Stage& stage) {
+  if (stage.index_vars.empty()) return 1;
+  LoopSchedule schedule = loop_schedule_of(stage);
+  const std::string& innermost = stage.index_vars.back()->name;
+  for (const LoopDim& d : schedule.dims()) {
+    if (d.kind != ForKind::Vectorized) continue;
+    for (const LoopSplit& s : schedule.splits())
+      if (s.inner == d.name && s.old_var == innermost && s.factor > 1) return s.factor;
+  }
+  return 1;
+}
+
+// Regions whose `ends` pieces (see Partition.h) are each made two boxes: the first `ends`
+// values of the range and its last `ends` values.
+std::vector<Region> split_ends(const std::vector<Region>& regions) {
+  std::vector<Region> out;
+  for (const Region& r : regions) {
+    std::vector<Region> acc(1);
+    for (const DimRange& d : r) {
+      std::vector<DimRange> pieces;
+      if (d.ends > 0 && 2 * d.ends < d.extent) pieces = {{d.min, d.ends}, {d.min + d.extent - d.ends, d.ends}};
+      else pieces = {{d.min, d.extent}};
+      std::vector<Region> next;
+      for (const Region& a : acc)
+        for (const DimRange& p : pieces) {
+          next.push_back(a);
+          next.back().push_back(p);
+        }
+      acc = std::move(next);
+    }
+    out.insert(out.end(), acc.begin(), acc.end());
+  }
+  return out;
+}
+
 // One stage's loops (step 3).
 Stmt lower_stage(const Stage& stage, std::set<std::string>& used, const LowerOptions& options,
                  const std::vector<ComputedAt>& computed_at, const PaddedStorage& padded) {
@@ -1031,8 +1070,13 @@ Stmt lower_stage(const Stage& stage, std::set<std::string>& used, const LowerOpt
     return Seq::make(boxes);
   }
   if (!vectorizes(stage)) return build_stage_loop_nest(stage, full_ranges(stage), used, computed_at, false, padded);
-  // A vectorized schedule: the same boxes, each built by the stage's own schedule.
-  for (const Region& r : stage_boxes(stage)) {
+  // A vectorized schedule: the same boxes, each built by the stage's own schedule. When the
+  // vectorized loop is the inner loop of a split of the innermost variable by F
+  // (vectorize(x, F), split(x, xo, xi, F).vectorize(xi), tile), the innermost interior is cut
+  // into whole vectors of F from a multiple of F, as the automatic schedule's boxes are, so
+  // that its vectors load and store aligned; the vectors at the interior's two ends are boxes
+  // of one vector each, overlapping the main piece (computed twice, which a stage allows).
+  for (const Region& r : split_ends(stage_boxes(stage, vectorized_split_factor(stage)))) {
     Stage box = stage;
     box.body = drop_decided_minmax(stage.body, stage, r);
     std::vector<LoopRange> ranges;

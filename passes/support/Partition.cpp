@@ -192,13 +192,39 @@ class MinMaxDropper : public IRMutator {
 
 }  // namespace
 
+// Whether `e` holds a reduction. Its clamped reads in an edge vector would index by the
+// reduction's axes, which codegen reads lane by lane: such a stage keeps scalar edges.
+bool has_reduction(const Expr& e) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    void visit_Reduce(const Reduce* op) override { found = true; }
+  } f;
+  f.visit(e);
+  return f.found;
+}
+
 // The innermost variable's pieces for `lanes` > 1 (see Partition.h), or nullopt when the
 // interior [a, b) of [0, n) holds no aligned vector.
-std::optional<std::vector<DimRange>> vector_pieces(int64_t n, int64_t a, int64_t b, int64_t lanes) {
+std::optional<std::vector<DimRange>> vector_pieces(int64_t n, int64_t a, int64_t b, int64_t lanes, bool whole_edges) {
   int64_t first = (a + lanes - 1) / lanes * lanes;
   if (b - first < lanes) return std::nullopt;
   int64_t end = first + (b - first) / lanes * lanes;
   std::vector<DimRange> p;
+  // Edges of at most a quarter of a vector (a stencil's few clamped columns), when the range
+  // is whole vectors: the range's first vector and its last, both aligned, hold them, clamps
+  // and all (codegen reads a clamped window of an aligned vector at a constant position as a
+  // shuffle of one or two aligned vectors), instead of scalar edge pieces and the interior's
+  // unaligned end vectors. Wider edges (a clamp that repeats one element over much of a
+  // vector) keep their own pieces, and so does a range that is not whole vectors (its last
+  // vector would be unaligned, and its clamped window a gather).
+  if (whole_edges && n % lanes == 0 && 4 * a <= lanes && 4 * (n - b) <= lanes && n - end <= lanes &&
+      (a > 0 || end < n)) {
+    p.push_back({first, end - first});
+    if (a > 0 && end < n) p.push_back({0, n, lanes});
+    else if (a > 0) p.push_back({0, lanes});
+    else p.push_back({n - lanes, lanes});
+    return p;
+  }
   if (a > 0) p.push_back({0, a});
   p.push_back({first, end - first});
   if (first > a && end < b) p.push_back({a, b - a, lanes});
@@ -234,7 +260,7 @@ std::vector<Region> boundary_regions(const Stage& stage, size_t max_regions, siz
       if (merge_ends) p.push_back({0, n, lo});
       else if (hi < n - 1) p.push_back({hi + 1, n - 1 - hi});
       if (lanes > 1 && d + 1 == stage.index_vars.size() && n >= lanes)
-        vector_innermost = vector_pieces(n, lo, hi + 1, lanes);
+        vector_innermost = vector_pieces(n, lo, hi + 1, lanes, !has_reduction(stage.body));
     } else {
       p.push_back({0, n});
     }

@@ -35,7 +35,10 @@ using Region = std::vector<DimRange>;
 // and, unless the main piece is the whole interior, the vectors the main piece leaves out: the
 // interior's first vector, its last, or both as one `ends` piece over the whole interior.
 // They overlap the main piece by less than a vector: the overlap is computed twice, which a stage (a pure function of its index) allows.
-// The innermost edges stay as they are; an outer variable's two edges, when they are as wide
+// The innermost edges stay as they are, but in a stage without a reduction whose range is
+// whole vectors and whose edges are at most a quarter of a vector each: there the edges and
+// the interior's end vectors are the range's first and last vectors (an `ends` piece over the
+// whole range, or the one vector of the side that has an edge), clamps and all. An outer variable's two edges, when they are as wide
 // as each other, are one `ends` piece over the whole range (one box for the top and the
 // bottom rows, whose clamps stay). These pieces are used only in the boxes where every outer
 // variable is in its interior. Falls back to the plain pieces when the interior holds no

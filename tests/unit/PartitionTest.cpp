@@ -113,8 +113,19 @@ TEST(Partition, VectorPiecesInTheInterior) {
             "[(0,6 ends 1)(0,1)][(0,6 ends 1)(1,298)][(0,6 ends 1)(299,1)]");
   // Only a head vector when the interior ends on a vector boundary, only a tail one when it
   // starts on one, none when both.
-  Stage head = parse_stage("func f(I: u8[256]) -> (O: u8[256]) {\n  O[x] = I[clamp(x - 1, 0, 255)]\n}\n");
+  Stage head = parse_stage(
+      "func f(I: u8[256]) -> (O: u8[256]) {\n  O[x] = sum(I[clamp(x + r - 1, 0, 255)], r: 1)\n}\n");
   EXPECT_EQ(boxes(boundary_regions(head, 27, 0, 128)), "[(0,1)][(128,128)][(1,128)]");
+  // Without a reduction, over whole vectors, edges of at most a quarter of a vector: the
+  // range's first and last vectors hold them (one ends piece when both sides have one).
+  Stage halo = parse_stage("func f(I: u8[256]) -> (O: u8[256]) {\n  O[x] = I[clamp(x - 1, 0, 255)]\n}\n");
+  EXPECT_EQ(boxes(boundary_regions(halo, 27, 0, 128)), "[(128,128)][(0,128)]");
+  Stage halo2 = parse_stage(
+      "func f(I: u8[384]) -> (O: u8[384]) {\n  O[x] = I[clamp(x - 2, 0, 383)] + I[clamp(x + 1, 0, 383)]\n}\n");
+  EXPECT_EQ(boxes(boundary_regions(halo2, 27, 0, 128)), "[(128,128)][(0,384 ends 128)]");
+  // An edge wider than a quarter of a vector keeps its pieces.
+  Stage wide = parse_stage("func f(I: u8[256]) -> (O: u8[256]) {\n  O[x] = I[clamp(x - 40, 0, 255)]\n}\n");
+  EXPECT_EQ(boxes(boundary_regions(wide, 27, 0, 128)), "[(0,40)][(128,128)][(40,128)]");
   Stage tail = parse_stage("func f(I: u8[300]) -> (O: u8[300]) {\n  O[x] = I[clamp(x + 1, 0, 299)]\n}\n");
   EXPECT_EQ(boxes(boundary_regions(tail, 27, 0, 128)), "[(0,256)][(171,128)][(299,1)]");
   Stage both = parse_stage("func f(I: u8[257]) -> (O: u8[257]) {\n  O[x] = I[clamp(x + 1, 0, 256)]\n}\n");
