@@ -319,8 +319,11 @@ llvm::Value* FunctionCodegen::eval_unary(const Unary* op) {
       if (t.is_uint()) return v;
       // fabs, as compiler/interp/Semantics.cpp: abs(-0.0) is +0.0 and a NaN loses its sign.
       if (t.is_float()) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v);
-      llvm::Value* neg = b_.CreateNeg(v);
-      return b_.CreateSelect(b_.CreateICmpSLT(v, constant(v->getType(), 0)), neg, v);
+      // llvm.abs with INT_MIN not poison: abs(INT_MIN) wraps to INT_MIN, dspc's semantics. LLVM
+      // selects it as one instruction where the target has one (HVX: vabs(Vu.w), vabs(Vu.h));
+      // a select of the negation is not recognized once LLVM has folded the negation into the
+      // operand's own arithmetic (abs((x << 8) - c) became a vcmp, a vsub and a vmux).
+      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, v, b_.getFalse());
     }
     // clz(0) is the width (not poison), as compiler/arith/Semantics.cpp.
     case UnaryOp::Clz: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, v, b_.getFalse());

@@ -38,6 +38,10 @@ CASES = [
     ("pointwise_zx", 16, 8, 1, 1, 0, False, 17, 0.05, 0.003, 0.21, 5, "conv2d_requant<"),
     ("depthwise_fixed", 16, 16, 3, 1, 1, True, 0, 0.5, 1 / 64, 1 / 128, 0, "depthwise_conv2d_requant<"),
     ("depthwise_exact", 16, 16, 3, 2, 1, True, 0, 0.02, 0.0043, 0.09, 2, "depthwise_conv2d_requant_exact<"),
+    # the exact requantization with an odd zero point, 40 channels (not a whole vector), and with
+    # a multiplier of exactly 2^-11 (ties at every other level, rounded to even)
+    ("depthwise_exact_zy", 40, 40, 3, 1, 1, True, 0, 0.03, 0.0029, 0.11, 77, "depthwise_conv2d_requant_exact<"),
+    ("depthwise_exact_ties", 24, 24, 3, 1, 1, True, 0, 0.5, 0.0625, 64.0, 131, "depthwise_conv2d_requant_exact<"),
     ("depthwise_f32", 16, 16, 3, 2, 1, True, 0, 0.6, 0.8, 1.5, 2, "depthwise_conv2d_requant_f32<"),
 ]
 
