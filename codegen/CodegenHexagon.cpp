@@ -39,6 +39,11 @@
 //    ("Cannot select: v64i1 = truncate", an abort: qnn.dsp's conv2d_requant_exact at 64
 //    channels). It becomes the and and the compare again (legalize_bool_truncs, after LLVM's
 //    pipeline), which select to vand and vcmp.
+// 10. No shuffle of an HVX register with the zero vector as its first operand and a
+//    non-constant second (zeros interleaved into the even lanes): LLVM 19's Hexagon
+//    instruction selection crashes on it (signal 11; e2e/oplib's
+//    depthwise_conv2d<1,2,2,1,1,131,3,3>, whose vrmpy taps LLVM folds to zero). The zero is a
+//    vsplat of 0 instead (opaque_leading_zero_shuffles, after LLVM's pipeline).
 #include <cstdlib>
 #include <set>
 
@@ -431,6 +436,31 @@ void split_wide_integer_parts(llvm::Module& module) {
       t->replaceAllUsesWith(b.CreateBitCast(part, t->getType()));
     }
     llvm::RecursivelyDeleteTriviallyDeadInstructions(t);
+  }
+}
+
+void opaque_leading_zero_shuffles(llvm::Module& module) {
+  // A shuffle of one HVX register whose first operand is the zero vector and whose second is
+  // not a constant (an interleave putting zeros in the even lanes: shufflevector zeroinitializer,
+  // %x, <0, 128, 1, 129, ...>) crashes LLVM 19's Hexagon instruction selection (signal 11). It
+  // comes from vrmpy's taps interleaved byte by byte when LLVM has folded a tap to zero (a
+  // depthwise window of a 1 x 1 image, its taps in the zero padding: e2e/oplib's
+  // depthwise_conv2d<1,2,2,1,1,131,3,3>). The zero becomes a vsplat of 0, which the backend
+  // selects (as vxor) without seeing a constant in the shuffle.
+  std::vector<llvm::ShuffleVectorInst*> found;
+  for (llvm::Function& f : module)
+    if (!f.isDeclaration())
+      for (llvm::Instruction& i : llvm::instructions(f))
+        if (auto* s = llvm::dyn_cast<llvm::ShuffleVectorInst>(&i);
+            s && llvm::isa<llvm::ConstantAggregateZero>(s->getOperand(0)) &&
+            !llvm::isa<llvm::Constant>(s->getOperand(1)) &&
+            module.getDataLayout().getTypeSizeInBits(s->getOperand(0)->getType()) == 1024)
+          found.push_back(s);
+  for (llvm::ShuffleVectorInst* s : found) {
+    llvm::IRBuilder<> b(s);
+    llvm::Function* splat = llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::hexagon_V6_lvsplatw_128B);
+    llvm::Value* zero = b.CreateBitCast(b.CreateCall(splat, {b.getInt32(0)}), s->getOperand(0)->getType());
+    s->setOperand(0, zero);
   }
 }
 

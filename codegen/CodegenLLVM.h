@@ -228,6 +228,10 @@ void split_wide_integer_parts(llvm::Module& module);
 // which LLVM 19's Hexagon backend cannot select for two-register vectors, becomes
 // (x & 1) != 0 again.
 void legalize_bool_truncs(llvm::Module& module);
+// After LLVM's optimisation pipeline, on Hexagon modules (CodegenHexagon.cpp): the zero vector
+// as the first operand of a one-register shuffle whose second operand is not a constant,
+// which LLVM 19's Hexagon instruction selection crashes on, becomes a vsplat of 0.
+void opaque_leading_zero_shuffles(llvm::Module& module);
 
 // Creates the target machine for `options` (Emit.cpp); null with `error` set on failure.
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const CodegenOptions& options, std::string& error);

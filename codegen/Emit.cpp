@@ -209,7 +209,10 @@ bool emit_module(const Module& m, const std::vector<EntryInfo>& entries, EmitKin
       fuse_hvx_interleaves(mod, options.target);
       split_wide_integer_parts(mod);
     }
-    if (options.target.arch == Arch::hexagon) legalize_bool_truncs(mod);
+    if (options.target.arch == Arch::hexagon) {
+      legalize_bool_truncs(mod);
+      opaque_leading_zero_shuffles(mod);
+    }
     if (kind == EmitKind::LLVM) {
       llvm::raw_string_ostream os(out);
       mod.print(os, nullptr);

@@ -1,6 +1,8 @@
 #include "passes/support/StageLoopNest.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 
 #include "compiler/arith/Semantics.h"
 #include "compiler/ir/Externs.h"
@@ -53,6 +55,50 @@ bool is_byte_product(const Expr& e) {
     return c && c->value.dtype().is_integer() && c->value.dtype().bits == 8;
   };
   return byte(m->a) && byte(m->b);
+}
+
+// A product of two bytes made in a narrower type and widened, where it cannot wrap there
+// (i32(i16(u8) * i16(i8)): |255 * -128| < 2^15), as the same product of the bytes widened to
+// the sum's type, i32(u8) * i32(i8), which is_byte_product takes: a depthwise window's sum is
+// then vrmpy's groups of four taps, not a 16-bit product widened per tap. Null otherwise
+// (u8 x u8 in i16 can wrap: 255 * 255 > 2^15 - 1).
+Expr widened_byte_product(const Expr& e) {
+  const auto* c = e.as<Cast>();
+  if (!c || !c->dtype.is_integer() || c->dtype.bits != 32 || c->dtype.lanes != 1) return Expr();
+  const auto* m = c->value.as<Binary>();
+  DataType narrow = c->value.dtype();
+  if (!m || m->op != BinaryOp::Mul || !narrow.is_integer() || narrow.bits >= 32 || narrow.lanes != 1) return Expr();
+  // Each side: a byte widened (its range) or a constant; the byte itself.
+  auto side = [](const Expr& x, Expr& byte, int64_t& lo, int64_t& hi) {
+    if (const IntImm* k = as_int(x)) {
+      lo = hi = k->value;
+      byte = x;
+      return true;
+    }
+    const auto* cx = x.as<Cast>();
+    if (!cx || !cx->value.dtype().is_integer() || cx->value.dtype().bits != 8 || cx->dtype.bits < 8) return false;
+    DataType b = cx->value.dtype();
+    lo = b.is_uint() ? 0 : -(int64_t(1) << (b.bits - 1));
+    hi = b.is_uint() ? (int64_t(1) << b.bits) - 1 : (int64_t(1) << (b.bits - 1)) - 1;
+    byte = cx->value;
+    return true;
+  };
+  Expr a8, b8;
+  int64_t alo, ahi, blo, bhi;
+  if (!side(m->a, a8, alo, ahi) || !side(m->b, b8, blo, bhi)) return Expr();
+  int64_t corners[] = {alo * blo, alo * bhi, ahi * blo, ahi * bhi};
+  int64_t lo = *std::min_element(std::begin(corners), std::end(corners));
+  int64_t hi = *std::max_element(std::begin(corners), std::end(corners));
+  int64_t nmin = narrow.is_int() ? -(int64_t(1) << (narrow.bits - 1)) : 0;
+  int64_t nmax = narrow.is_int() ? (int64_t(1) << (narrow.bits - 1)) - 1 : (int64_t(1) << narrow.bits) - 1;
+  if (lo < nmin || hi > nmax) return Expr();
+  // The value is the exact product (it did not wrap in `narrow`), so the sum's type holds it.
+  auto wide = [&](const Expr& byte) {
+    if (const IntImm* k = as_int(byte)) return make_const(c->dtype, k->value);
+    return Cast::make(c->dtype, byte, e->span);
+  };
+  Expr r = Binary::make(BinaryOp::Mul, wide(a8), wide(b8), e->span);
+  return is_byte_product(r) ? r : Expr();
 }
 
 // The most terms of a byte-product reduction written out four by four when its innermost
@@ -150,6 +196,8 @@ class ReductionLowering : public IRMutator {
     Span s = op->span;
     for (const auto& a : op->axes)
       DSPC_CHECK(a.extent <= INT32_MAX, "reduction extent does not fit a loop bound");
+    if (group_ && inner.empty() && op->op == ReduceOp::Sum)
+      if (Expr w = widened_byte_product(source)) source = w;
     Buffer acc = BufferNode::make(fresh_name(stage_name_ + "_" + reduce_op_name(op->op), used_), op->dtype,
                                   {1}, StorageScope::Local, s);
     Expr acc_value = Load::make(acc, {make_i32(0)}, s);
