@@ -2,6 +2,7 @@
 
 #include <type_traits>
 
+#include "passes/CollapseLoops.h"
 #include "passes/FlattenBuffers.h"
 #include "passes/GroupDeviceCalls.h"
 #include "passes/LowerVtcmAlloc.h"
