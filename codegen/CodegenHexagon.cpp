@@ -226,6 +226,42 @@ class HexagonHooks : public TargetHooks {
     return pairs.size() == 1 ? pairs[0] : llvm::concatenateVectors(b, pairs);
   }
 
+  // ptr + bytes through A2_addi (one scalar add, as the address of a vmemu at a byte offset
+  // needs anyway): ScalarEvolution and AlignVectors see an opaque integer, so the load stays
+  // a vmemu of its own instead of joining the realigned group of its neighbours.
+  llvm::Value* direct_unaligned_address(llvm::IRBuilder<>& b, llvm::Value* ptr, int64_t bytes) override {
+    llvm::Value* at = b.CreatePtrToInt(ptr, b.getInt32Ty());
+    llvm::Value* sum = b.CreateIntrinsic(llvm::Intrinsic::hexagon_A2_addi, {}, {at, b.getInt32(static_cast<int32_t>(bytes))});
+    return b.CreateIntToPtr(sum, ptr->getType());
+  }
+
+  std::vector<llvm::Value*> load_span(llvm::IRBuilder<>& b, llvm::FixedVectorType* ty, llvm::Value* ptr, int64_t span,
+                                      int64_t n) override {
+    auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+    int64_t bytes = words->getPrimitiveSizeInBits() / 8;
+    if (static_cast<int64_t>(ty->getPrimitiveSizeInBits()) != bytes * 8 || span > n * bytes || span <= (n - 1) * bytes)
+      return {};
+    llvm::Value* keep = b.getInt32(~uint32_t(bytes - 1));
+    llvm::Value* first = b.CreateIntrinsic(llvm::Intrinsic::ptrmask, {ptr->getType(), b.getInt32Ty()}, {ptr, keep});
+    // Blocks 0 .. n - 1 each hold the first byte of register j (ptr + j * bytes); the last
+    // one, the span's last byte (beyond block n - 1 only when ptr is not aligned).
+    std::vector<llvm::Value*> blocks;
+    for (int64_t j = 0; j < n; ++j)
+      blocks.push_back(b.CreateAlignedLoad(words, b.CreateConstGEP1_32(b.getInt8Ty(), first, j * bytes), llvm::Align(bytes)));
+    llvm::Value* end = b.CreateConstGEP1_32(b.getInt8Ty(), ptr, span - 1);
+    llvm::Value* last_at = b.CreateIntrinsic(llvm::Intrinsic::ptrmask, {ptr->getType(), b.getInt32Ty()}, {end, keep});
+    blocks.push_back(b.CreateAlignedLoad(words, last_at, llvm::Align(bytes)));
+    llvm::Value* shift = b.CreatePtrToInt(ptr, b.getInt32Ty());
+    std::vector<llvm::Value*> out;
+    for (int64_t j = 0; j < n; ++j) {
+      // Register j's bytes past block j + 1 (j + 1 < n) are in block j + 1 whether or not ptr
+      // is aligned (valign by 0 takes block j whole).
+      llvm::Value* v = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_valignb_128B, {}, {blocks[j + 1], blocks[j], shift});
+      out.push_back(b.CreateBitCast(v, ty));
+    }
+    return out;
+  }
+
   llvm::Value* load_window(llvm::IRBuilder<>& b, llvm::FixedVectorType* ty, llvm::Value* lo, llvm::Value* hi) override {
     auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
     uint64_t bytes = words->getPrimitiveSizeInBits() / 8;
