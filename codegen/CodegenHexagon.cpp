@@ -241,15 +241,24 @@ class HexagonHooks : public TargetHooks {
     int64_t bytes = words->getPrimitiveSizeInBits() / 8;
     if (static_cast<int64_t>(ty->getPrimitiveSizeInBits()) != bytes * 8 || span > n * bytes || span <= (n - 1) * bytes)
       return {};
-    llvm::Value* keep = b.getInt32(~uint32_t(bytes - 1));
-    llvm::Value* first = b.CreateIntrinsic(llvm::Intrinsic::ptrmask, {ptr->getType(), b.getInt32Ty()}, {ptr, keep});
+    // The aligned vector holding p, as p less its address's low bits (a GEP, as load_window
+    // finds it), not llvm.ptrmask: LLVM 19's BasicAA decomposes ptrmask's result as its
+    // argument, so the load of the vector at T + 128 (ptrmask(T + 248), rows of 66 i32) was
+    // taken for the 128 bytes from T + 248, and GVN forwarded its lane 4 (T[36]) to a later
+    // stage's load of T[66] (tests/difftest/regressions/case648_span_realign.dsp,
+    // tests/golden/codegen/span-reread.dsp).
+    auto aligned = [&](llvm::Value* p) {
+      llvm::Value* low = b.CreateAnd(b.CreatePtrToInt(p, b.getInt32Ty()), b.getInt32(uint32_t(bytes - 1)));
+      return b.CreateGEP(b.getInt8Ty(), p, b.CreateNeg(low));
+    };
+    llvm::Value* first = aligned(ptr);
     // Blocks 0 .. n - 1 each hold the first byte of register j (ptr + j * bytes); the last
     // one, the span's last byte (beyond block n - 1 only when ptr is not aligned).
     std::vector<llvm::Value*> blocks;
     for (int64_t j = 0; j < n; ++j)
       blocks.push_back(b.CreateAlignedLoad(words, b.CreateConstGEP1_32(b.getInt8Ty(), first, j * bytes), llvm::Align(bytes)));
     llvm::Value* end = b.CreateConstGEP1_32(b.getInt8Ty(), ptr, span - 1);
-    llvm::Value* last_at = b.CreateIntrinsic(llvm::Intrinsic::ptrmask, {ptr->getType(), b.getInt32Ty()}, {end, keep});
+    llvm::Value* last_at = aligned(end);
     blocks.push_back(b.CreateAlignedLoad(words, last_at, llvm::Align(bytes)));
     llvm::Value* shift = b.CreatePtrToInt(ptr, b.getInt32Ty());
     std::vector<llvm::Value*> out;

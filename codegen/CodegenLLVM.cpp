@@ -247,8 +247,8 @@ void FunctionCodegen::emit_for(const For* op) {
   vars_[op->var.get()] = iv;
   std::vector<std::string> direct;
   // Not in a loop of a few iterations (a stage's edge vectors, x_o * 958 + 1 over x_o < 2):
-  // LLVM unrolls it whole, each copy's alignment is then a constant, and its own realignment
-  // takes immediate shifts.
+  // written out above when its body is straight vector code, else LLVM unrolls it whole; each
+  // copy's alignment is then a constant, and its realignment takes immediate shifts.
   if (target_.arch == Arch::hexagon && !(trips && *trips <= 4)) plan_direct_loads(op->body, direct);
   emit(op->body);
   for (const std::string& k : direct) direct_loads_.erase(k), span_loads_.erase(k);
