@@ -534,7 +534,16 @@ struct DenseTap {
   int64_t eb;       // bytes per element
   int64_t regs;     // registers the load fills
   bool aligned;     // rest + 0 starts an aligned register: realigned_load's blocks and shuffles
+  int64_t align;    // a power of two (at most a register's bytes) dividing rest + 0's address
 };
+
+// The largest offset in its aligned vector (of `width` bytes) that an address `off` bytes past
+// one that `align` divides can have (width - 1 when align is 1): rows of 1028 u16 start 8 bytes
+// apart, so a span from a row's element 2 (byte 4) starts at most at byte 124 of its vector,
+// and one from its element 0 at most at byte 120, whose 136 bytes then end in the next vector.
+int64_t max_offset_in_vector(int64_t align, int64_t off, int64_t width) {
+  return width - align + ((off % align) + align) % align;
+}
 
 // The loads of a loop body that run in every iteration (not under an `if`: load_span reads
 // the aligned vectors of a whole group where its first load is evaluated), its stores, and
@@ -623,10 +632,11 @@ void FunctionCodegen::plan_direct_loads(const Stmt& body, std::vector<std::strin
     int64_t base_align = low_power_of_two(it == handle_align_.end() ? eb : it->second);
     int64_t rest_multiple = rest ? known_multiple(rest) : kMaxMultiple;
     bool aligned = std::min<int64_t>(base_align, target_.alloc_alignment) >= width && (rest_multiple * eb) % width == 0;
+    int64_t align = std::min<int64_t>({base_align, target_.alloc_alignment, low_power_of_two(rest_multiple * eb), width});
     std::string key = dense_group(op, rest, eb);
     for (const DenseTap& t : taps)
       if (t.key == key && t.c == c) return;
-    taps.push_back({key, c, eb, bytes / width, aligned});
+    taps.push_back({key, c, eb, bytes / width, aligned, align});
   });
   walk.visit(body);
   if (walk.inner || walk.calls || taps.empty()) return;
@@ -660,14 +670,16 @@ void FunctionCodegen::plan_direct_loads(const Stmt& body, std::vector<std::strin
       return std::pair{p, l + static_cast<int64_t>(blocks.size())};
     }
     if (keep == 1) return std::pair{p + taps[members[0]].regs, l + 2 * taps[members[0]].regs};  // a lone load: unaligned
-    // load_span: the span's aligned vectors (one more than its registers), a valign per
-    // register of the span, and a valign of two of those per loaded register that does not
-    // start one.
+    // load_span: the span's aligned vectors (one more than its registers unless the row's
+    // known alignment keeps its last byte within them), a valign per register of the span,
+    // and a valign of two of those per loaded register that does not start one.
     int64_t lo = taps[members[0]].c * t0.eb, hi = taps[members[keep - 1]].c * t0.eb;
-    int64_t sectors = (hi - lo + taps[members[keep - 1]].regs * width + width - 1) / width;
+    int64_t span = hi - lo + taps[members[keep - 1]].regs * width;
+    int64_t sectors = (span + width - 1) / width;
+    int64_t extra = max_offset_in_vector(t0.align, lo, width) + span - 1 >= sectors * width;
     for (size_t j = 0; j < keep; ++j)
       if ((taps[members[j]].c * t0.eb - lo) % width) p += taps[members[j]].regs;
-    return std::pair{p + sectors, l + sectors + 1};
+    return std::pair{p + sectors, l + sectors + extra};
   };
   // Donors: groups of unknown alignment (AlignVectors realigns them); the others count as they
   // are.
@@ -733,6 +745,7 @@ void FunctionCodegen::plan_direct_loads(const Stmt& body, std::vector<std::strin
     SpanPlan plan;
     plan.lo = t0.c;
     plan.span = (top.c - t0.c) * t0.eb + top.regs * width;
+    plan.max_offset = max_offset_in_vector(t0.align, t0.c * t0.eb, width);
     for (size_t j = 0; j < keep[g]; ++j) {
       std::string key = dense_member(t0.key, taps[m[j]].c);
       if (span_loads_.emplace(key, plan).second) added.push_back(key);
@@ -762,7 +775,7 @@ llvm::Value* FunctionCodegen::span_load(const Load* op, llvm::Type* mty) {
     llvm::Value* base = handle_of(op->buffer);
     if (rest) base = b_.CreateInBoundsGEP(memory_type(ctx_, op->buffer->dtype), base, to_index(eval(rest), rest.dtype()));
     llvm::Value* p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), base, plan.lo * eb);
-    plan.sectors = hooks_->load_span(b_, piece_ty, p, plan.span, n);
+    plan.sectors = hooks_->load_span(b_, piece_ty, p, plan.span, n, plan.max_offset);
     plan.block = b_.GetInsertBlock();
     if (plan.sectors.empty()) return nullptr;
   }

@@ -236,7 +236,7 @@ class HexagonHooks : public TargetHooks {
   }
 
   std::vector<llvm::Value*> load_span(llvm::IRBuilder<>& b, llvm::FixedVectorType* ty, llvm::Value* ptr, int64_t span,
-                                      int64_t n) override {
+                                      int64_t n, int64_t max_offset) override {
     auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
     int64_t bytes = words->getPrimitiveSizeInBits() / 8;
     if (static_cast<int64_t>(ty->getPrimitiveSizeInBits()) != bytes * 8 || span > n * bytes || span <= (n - 1) * bytes)
@@ -257,9 +257,15 @@ class HexagonHooks : public TargetHooks {
     std::vector<llvm::Value*> blocks;
     for (int64_t j = 0; j < n; ++j)
       blocks.push_back(b.CreateAlignedLoad(words, b.CreateConstGEP1_32(b.getInt8Ty(), first, j * bytes), llvm::Align(bytes)));
-    llvm::Value* end = b.CreateConstGEP1_32(b.getInt8Ty(), ptr, span - 1);
-    llvm::Value* last_at = aligned(end);
-    blocks.push_back(b.CreateAlignedLoad(words, last_at, llvm::Align(bytes)));
+    if (max_offset + span - 1 < n * bytes) {
+      // The span's last byte is in block n - 1 at any offset ptr can have (rows 8 bytes
+      // apart): register n - 1 is block n - 1 realigned with itself, and no other vector is
+      // read (the aligned vector of ptr + span - 1, found as below, would be block n - 1 too).
+      blocks.push_back(blocks[n - 1]);
+    } else {
+      llvm::Value* end = b.CreateConstGEP1_32(b.getInt8Ty(), ptr, span - 1);
+      blocks.push_back(b.CreateAlignedLoad(words, aligned(end), llvm::Align(bytes)));
+    }
     llvm::Value* shift = b.CreatePtrToInt(ptr, b.getInt32Ty());
     std::vector<llvm::Value*> out;
     for (int64_t j = 0; j < n; ++j) {

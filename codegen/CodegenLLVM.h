@@ -106,9 +106,11 @@ class TargetHooks {
   // alignment is not known at compile time: the aligned vectors from ptr's on and the one of
   // the span's last byte, and a realignment per register by ptr's offset in its vector (HVX:
   // n + 1 aligned loads and n valigns, with no predicated load, unlike LLVM's AlignVectors).
-  // Empty when the target has no such sequence.
+  // ptr's offset in its aligned vector is known to be at most `max_offset` (a row's known
+  // alignment): when the span's last byte then always lies in ptr's n-th vector, no vector
+  // beyond those n is read. Empty when the target has no such sequence.
   virtual std::vector<llvm::Value*> load_span(llvm::IRBuilder<>& b, llvm::FixedVectorType* ty, llvm::Value* ptr,
-                                              int64_t span, int64_t n) {
+                                              int64_t span, int64_t n, int64_t max_offset) {
     return {};
   }
   // One register v permuted: lane i of the result is v's lane mask[i] (any value where
@@ -228,6 +230,7 @@ class FunctionCodegen {
   struct SpanPlan {
     int64_t lo;
     int64_t span;
+    int64_t max_offset;  // the largest offset of the span's start in its aligned vector
     llvm::BasicBlock* block = nullptr;
     std::vector<llvm::Value*> sectors;
   };
