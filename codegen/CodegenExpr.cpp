@@ -15,6 +15,9 @@
 #include <llvm/Support/MathExtras.h>
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
 #include <optional>
 
 #include "codegen/CodegenLLVM.h"
@@ -22,6 +25,7 @@
 #include "compiler/arith/IndexBounds.h"
 #include "compiler/arith/LaneOffsets.h"
 #include "compiler/ir/Externs.h"
+#include "compiler/ir/IRVisitor.h"
 #include "compiler/ir/Printer.h"
 
 namespace dspc::codegen {
@@ -521,6 +525,299 @@ llvm::Value* FunctionCodegen::realigned_load(const Load* op, llvm::Type* mty) {
     pieces.push_back(b_.CreateShuffleVector(first, block(lo + width), mask));
   }
   return b_.CreateBitCast(llvm::concatenateVectors(b_, pieces), mty);
+}
+
+namespace {
+
+// The dense loads of one innermost loop body that plan_direct_loads weighs: register-wide
+// loads I[ramp(rest + c, 1, n)], grouped by buffer and rest.
+struct DenseTap {
+  std::string key;  // buffer and rest: the group
+  int64_t c;        // the constant offset, in elements
+  int64_t eb;       // bytes per element
+  int64_t regs;     // registers the load fills
+  bool aligned;     // rest + 0 starts an aligned register: realigned_load's blocks and shuffles
+  int64_t align;    // a power of two (at most a register's bytes) dividing rest + 0's address
+};
+
+// The largest offset in its aligned vector (of `width` bytes) that an address `off` bytes past
+// one that `align` divides can have (width - 1 when align is 1): rows of 1028 u16 start 8 bytes
+// apart, so a span from a row's element 2 (byte 4) starts at most at byte 124 of its vector,
+// and one from its element 0 at most at byte 120, whose 136 bytes then end in the next vector.
+int64_t max_offset_in_vector(int64_t align, int64_t off, int64_t width) {
+  return width - align + ((off % align) + align) % align;
+}
+
+// The loads of a loop body that run in every iteration (not under an `if`: load_span reads
+// the aligned vectors of a whole group where its first load is evaluated), its stores, and
+// whether it has an inner loop or calls a function or an extern (which may write memory).
+class DenseTaps : public IRVisitor {
+ public:
+  explicit DenseTaps(std::function<void(const Load*)> f) : f_(std::move(f)) {}
+  void visit_Load(const Load* op) override {
+    if (!guarded_) f_(op);
+    IRVisitor::visit_Load(op);
+  }
+  void visit_For(const For* op) override { inner = true; }
+  void visit_IfThenElse(const IfThenElse* op) override {
+    visit(op->cond);
+    ++guarded_;
+    visit(op->then_case);
+    if (op->else_case) visit(op->else_case);
+    --guarded_;
+  }
+  void visit_Store(const Store* op) override {
+    stores.push_back(op);
+    IRVisitor::visit_Store(op);
+  }
+  void visit_Call(const Call* op) override {
+    if (op->call_kind != CallKind::Intrinsic) calls = true;
+    IRVisitor::visit_Call(op);
+  }
+
+  bool inner = false, calls = false;
+  std::vector<const Store*> stores;
+
+ private:
+  std::function<void(const Load*)> f_;
+  int guarded_ = 0;
+};
+
+// The variables an expression reads, by identity (two variables may print alike).
+class VarIds : public IRVisitor {
+ public:
+  void visit_Var(const Var* op) override { out += "@" + std::to_string(reinterpret_cast<uintptr_t>(op)); }
+  std::string out;
+};
+
+// A dense load's group (its buffer, the index without its constant, the element size) and
+// the load in it (the constant).
+std::string dense_group(const Load* op, const Expr& rest, int64_t eb) {
+  VarIds ids;
+  if (rest) ids.visit(rest);
+  return std::to_string(reinterpret_cast<uintptr_t>(op->buffer->data.get())) + "|" +
+         (rest ? print_expr(rest) : std::string("0")) + ids.out + "|" + std::to_string(eb);
+}
+std::string dense_member(const std::string& group, int64_t c) { return group + "#" + std::to_string(c); }
+
+}  // namespace
+
+// How an innermost loop body reads its register-wide dense loads at constant offsets c from
+// an index whose alignment is not known at compile time (rows of 1039 i16 elements). Each
+// group (one buffer, one index without its constant) is read either as its span's aligned
+// vectors realigned once by the index's offset in its vector (span_load: n + 1 aligned loads
+// and n valigns by a register for a span of n registers) and then each load as a valign of
+// two of those by a constant, or load by load unaligned (direct_load: HVX vmemu, which takes
+// both memory slots and the permute slot), or a mix: its lowest k loads realigned, the others
+// unaligned. A packet has one permute slot and two memory slots (an aligned load or a store
+// each), so the body's bound is max(P, M / 2) with P its permutes and M its memory-slot uses;
+// the groups' choices are made, one group at a time given the others, to make that bound
+// least, then the sum of the two, keeping more realigned loads on a tie. Groups whose index is
+// register aligned (realigned_load's taps), lone loads, and loads under an `if` count as they
+// are. Not for a group whose buffer the body stores to, nor a body with an inner loop or a
+// call. LLVM's AlignVectors, which would realign these groups otherwise, predicates the load of
+// a span's last vector, and loops holding such a load were not software pipelined; span_load
+// reads the vector of the span's last byte instead, so no vector outside the span's is read.
+void FunctionCodegen::plan_direct_loads(const Stmt& body, std::vector<std::string>& added) {
+  int64_t width = target_.vector_bytes;
+  if (!width) return;
+  std::vector<DenseTap> taps;
+  DenseTaps walk([&](const Load* op) {
+    if (!op->dtype.is_vector() || op->dtype.is_bool() || op->indices.size() != 1) return;
+    Expr idx = dense_index(op->indices[0]);
+    const auto* ramp = idx.as<Ramp>();
+    if (!ramp || const_int(ramp->stride) != std::optional<int64_t>(1) || op->dtype.bits % 8) return;
+    int64_t eb = op->dtype.bits / 8;
+    int64_t bytes = op->dtype.lanes * eb;
+    if (bytes % width) return;
+    auto [rest, c] = split_constant(ramp->base);
+    auto it = handle_align_.find(op->buffer->data.get());
+    int64_t base_align = low_power_of_two(it == handle_align_.end() ? eb : it->second);
+    int64_t rest_multiple = rest ? known_multiple(rest) : kMaxMultiple;
+    bool aligned = std::min<int64_t>(base_align, target_.alloc_alignment) >= width && (rest_multiple * eb) % width == 0;
+    int64_t align = std::min<int64_t>({base_align, target_.alloc_alignment, low_power_of_two(rest_multiple * eb), width});
+    std::string key = dense_group(op, rest, eb);
+    for (const DenseTap& t : taps)
+      if (t.key == key && t.c == c) return;
+    taps.push_back({key, c, eb, bytes / width, aligned, align});
+  });
+  walk.visit(body);
+  if (walk.inner || walk.calls || taps.empty()) return;
+  int64_t stored = 0;  // registers stored: one memory slot each
+  for (const Store* st : walk.stores)
+    if (st->value.dtype().is_vector()) stored += std::max<int64_t>(1, st->value.dtype().lanes * st->value.dtype().bits / 8 / width);
+  // Groups, each member list sorted by offset.
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t i = 0; i < taps.size(); ++i) groups[taps[i].key].push_back(i);
+  for (auto& [key, members] : groups)
+    std::sort(members.begin(), members.end(), [&](size_t a, size_t b) { return taps[a].c < taps[b].c; });
+  auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
+  // A group's permutes and loads when its `keep` lowest loads are realigned and the others
+  // read unaligned.
+  auto cost = [&](const std::vector<size_t>& members, size_t keep) {
+    const DenseTap& t0 = taps[members.front()];
+    int64_t p = 0, l = 0;
+    // An unaligned load (vmemu) takes both memory slots and the permute slot.
+    for (size_t j = keep; j < members.size(); ++j) l += 2 * taps[members[j]].regs, p += taps[members[j]].regs;
+    if (keep == 0) return std::pair{p, l};
+    if (t0.aligned) {
+      // realigned_load: the aligned vectors around each register, shared, and a valign per
+      // register that does not start one.
+      std::set<int64_t> blocks;
+      for (size_t j = 0; j < keep; ++j)
+        for (int64_t r = 0; r < taps[members[j]].regs; ++r) {
+          int64_t start = taps[members[j]].c * t0.eb + r * width;
+          blocks.insert(floor_div(start, width));
+          if (start % width) p++, blocks.insert(floor_div(start, width) + 1);
+        }
+      return std::pair{p, l + static_cast<int64_t>(blocks.size())};
+    }
+    if (keep == 1) return std::pair{p + taps[members[0]].regs, l + 2 * taps[members[0]].regs};  // a lone load: unaligned
+    // load_span: the span's aligned vectors (one more than its registers unless the row's
+    // known alignment keeps its last byte within them), a valign per register of the span,
+    // and a valign of two of those per loaded register that does not start one.
+    int64_t lo = taps[members[0]].c * t0.eb, hi = taps[members[keep - 1]].c * t0.eb;
+    int64_t span = hi - lo + taps[members[keep - 1]].regs * width;
+    int64_t sectors = (span + width - 1) / width;
+    int64_t extra = max_offset_in_vector(t0.align, lo, width) + span - 1 >= sectors * width;
+    for (size_t j = 0; j < keep; ++j)
+      if ((taps[members[j]].c * t0.eb - lo) % width) p += taps[members[j]].regs;
+    return std::pair{p + sectors, l + sectors + extra};
+  };
+  // Donors: groups of unknown alignment (AlignVectors realigns them); the others count as they
+  // are.
+  std::vector<const std::vector<size_t>*> donors;
+  std::vector<size_t> keep;
+  int64_t fixed_p = 0, fixed_l = stored;
+  // A group whose buffer the body also stores to keeps its plain loads (built once, the
+  // span's registers would miss a store between two of its loads).
+  std::set<std::string> written;
+  for (const Store* st : walk.stores) written.insert(std::to_string(reinterpret_cast<uintptr_t>(st->buffer->data.get())) + "|");
+  for (auto& [key, members] : groups) {
+    if (taps[members.front()].aligned || members.size() < 2 || written.count(key.substr(0, key.find('|') + 1))) {
+      auto [p, l] = cost(members, members.size());
+      fixed_p += p, fixed_l += l;
+      continue;
+    }
+    donors.push_back(&members);
+    keep.push_back(members.size());
+  }
+  if (donors.empty()) return;
+  auto total = [&]() {
+    int64_t p = fixed_p, l = fixed_l;
+    for (size_t g = 0; g < donors.size(); ++g) {
+      auto [gp, gl] = cost(*donors[g], keep[g]);
+      p += gp, l += gl;
+    }
+    return std::pair{p, l};
+  };
+  // The bound of the permute slot and the two memory slots, then the sum (fewer
+  // instructions), then more kept.
+  auto better = [](std::pair<int64_t, int64_t> a, std::pair<int64_t, int64_t> b) {
+    int64_t ma = std::max(a.first, (a.second + 1) / 2), mb = std::max(b.first, (b.second + 1) / 2);
+    if (ma != mb) return ma < mb;
+    return a.first + a.second < b.first + b.second;
+  };
+  // Each group's best count kept given the others, a few rounds.
+  for (int round = 0; round < 4; ++round) {
+    bool changed = false;
+    for (size_t g = 0; g < donors.size(); ++g) {
+      size_t before = keep[g], best = keep[g];
+      auto best_cost = total();
+      for (size_t k = donors[g]->size(); k-- > 0;) {
+        keep[g] = k;
+        auto c = total();
+        if (better(c, best_cost)) best = k, best_cost = c;
+      }
+      keep[g] = best;
+      changed |= best != before;
+    }
+    if (!changed) break;
+  }
+  for (size_t g = 0; g < donors.size(); ++g) {
+    const std::vector<size_t>& m = *donors[g];
+    // A lone load left is an unaligned load too.
+    for (size_t j = keep[g] == 1 ? 0 : keep[g]; j < m.size(); ++j) {
+      const DenseTap& t = taps[m[j]];
+      std::string key = dense_member(t.key, t.c);
+      if (direct_loads_.insert(key).second) added.push_back(key);
+    }
+    if (keep[g] < 2) continue;
+    const DenseTap& t0 = taps[m.front()];
+    const DenseTap& top = taps[m[keep[g] - 1]];
+    SpanPlan plan;
+    plan.lo = t0.c;
+    plan.span = (top.c - t0.c) * t0.eb + top.regs * width;
+    plan.max_offset = max_offset_in_vector(t0.align, t0.c * t0.eb, width);
+    for (size_t j = 0; j < keep[g]; ++j) {
+      std::string key = dense_member(t0.key, taps[m[j]].c);
+      if (span_loads_.emplace(key, plan).second) added.push_back(key);
+    }
+  }
+}
+
+// A load of a group that plan_direct_loads realigns itself: the registers of the group's span
+// (load_span, built once per block and shared by the group's loads; the span's key is its
+// lowest member's) and, for each register of this load, the span register it starts in or a
+// shuffle of two (a valign by a constant). Null for any other load.
+llvm::Value* FunctionCodegen::span_load(const Load* op, llvm::Type* mty) {
+  if (span_loads_.empty() || op->indices.size() != 1 || !op->dtype.is_vector() || op->dtype.is_bool()) return nullptr;
+  const auto* ramp = op->indices[0].as<Ramp>();
+  if (!ramp || const_int(ramp->stride) != std::optional<int64_t>(1) || op->dtype.bits % 8) return nullptr;
+  int64_t eb = op->dtype.bits / 8;
+  auto [rest, c] = split_constant(ramp->base);
+  std::string group = dense_group(op, rest, eb);
+  auto it = span_loads_.find(dense_member(group, c));
+  if (it == span_loads_.end()) return nullptr;
+  SpanPlan& plan = span_loads_.at(dense_member(group, it->second.lo));
+  int64_t width = target_.vector_bytes;
+  auto* vt = llvm::cast<llvm::FixedVectorType>(mty);
+  auto* piece_ty = llvm::FixedVectorType::get(vt->getElementType(), width / eb);
+  int64_t n = (plan.span + width - 1) / width;
+  if (plan.block != b_.GetInsertBlock() || plan.sectors.empty()) {
+    llvm::Value* base = handle_of(op->buffer);
+    if (rest) base = b_.CreateInBoundsGEP(memory_type(ctx_, op->buffer->dtype), base, to_index(eval(rest), rest.dtype()));
+    llvm::Value* p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), base, plan.lo * eb);
+    plan.sectors = hooks_->load_span(b_, piece_ty, p, plan.span, n, plan.max_offset);
+    plan.block = b_.GetInsertBlock();
+    if (plan.sectors.empty()) return nullptr;
+  }
+  std::vector<llvm::Value*> pieces;
+  for (int64_t at = (c - plan.lo) * eb; at < (c - plan.lo) * eb + op->dtype.lanes * eb; at += width) {
+    int64_t j = at / width, shift = at % width;
+    if (!shift) {
+      pieces.push_back(plan.sectors[j]);
+      continue;
+    }
+    std::vector<int> mask;
+    for (int64_t i = 0; i < width / eb; ++i) mask.push_back(static_cast<int>(shift / eb + i));
+    pieces.push_back(b_.CreateShuffleVector(plan.sectors[j], plan.sectors[j + 1], mask));
+  }
+  return pieces.size() == 1 ? pieces[0] : llvm::concatenateVectors(b_, pieces);
+}
+
+// A load that plan_direct_loads chose to read unaligned: one load per register, each from
+// its own address (direct_unaligned_address), so that the backend reads it as it is. Null
+// for any other load.
+llvm::Value* FunctionCodegen::direct_load(const Load* op, llvm::Type* mty) {
+  if (direct_loads_.empty() || op->indices.size() != 1 || !op->dtype.is_vector() || op->dtype.is_bool()) return nullptr;
+  const auto* ramp = op->indices[0].as<Ramp>();
+  if (!ramp || const_int(ramp->stride) != std::optional<int64_t>(1) || op->dtype.bits % 8) return nullptr;
+  int64_t eb = op->dtype.bits / 8;
+  auto [rest, c] = split_constant(ramp->base);
+  if (!direct_loads_.count(dense_member(dense_group(op, rest, eb), c))) return nullptr;
+  int64_t width = target_.vector_bytes;
+  auto* vt = llvm::cast<llvm::FixedVectorType>(mty);
+  llvm::Value* base = handle_of(op->buffer);
+  if (rest) base = b_.CreateInBoundsGEP(memory_type(ctx_, op->buffer->dtype), base, to_index(eval(rest), rest.dtype()));
+  auto* piece_ty = llvm::FixedVectorType::get(vt->getElementType(), width / eb);
+  std::vector<llvm::Value*> pieces;
+  for (int64_t at = 0; at < op->dtype.lanes * eb; at += width) {
+    llvm::Value* p = hooks_->direct_unaligned_address(b_, base, c * eb + at);
+    if (!p) return nullptr;
+    pieces.push_back(b_.CreateAlignedLoad(piece_ty, p, llvm::Align(eb)));
+  }
+  return pieces.size() == 1 ? pieces[0] : llvm::concatenateVectors(b_, pieces);
 }
 
 // `e` as base + off[i] in lane i (compiler/arith/LaneOffsets.h), with what codegen knows of
@@ -1317,6 +1614,8 @@ llvm::Value* FunctionCodegen::eval_load(const Load* op) {
     if (!dense.same_as(op->indices[0])) return eval_load(Load::make(op->buffer, {dense}, op->span).as<Load>());
   }
   llvm::Type* mty = memory_type(ctx_, op->dtype);
+  if (llvm::Value* v = direct_load(op, mty)) return v;
+  if (llvm::Value* v = span_load(op, mty)) return v;
   if (!op->dtype.is_bool())
     if (llvm::Value* v = realigned_load(op, mty)) return v;
   if (!op->dtype.is_bool() && op->dtype.is_vector())

@@ -231,6 +231,57 @@ class HexagonHooks : public TargetHooks {
     return pairs.size() == 1 ? pairs[0] : llvm::concatenateVectors(b, pairs);
   }
 
+  // ptr + bytes through A2_addi (one scalar add, as the address of a vmemu at a byte offset
+  // needs anyway): ScalarEvolution and AlignVectors see an opaque integer, so the load stays
+  // a vmemu of its own instead of joining the realigned group of its neighbours.
+  llvm::Value* direct_unaligned_address(llvm::IRBuilder<>& b, llvm::Value* ptr, int64_t bytes) override {
+    llvm::Value* at = b.CreatePtrToInt(ptr, b.getInt32Ty());
+    llvm::Value* sum = b.CreateIntrinsic(llvm::Intrinsic::hexagon_A2_addi, {}, {at, b.getInt32(static_cast<int32_t>(bytes))});
+    return b.CreateIntToPtr(sum, ptr->getType());
+  }
+
+  std::vector<llvm::Value*> load_span(llvm::IRBuilder<>& b, llvm::FixedVectorType* ty, llvm::Value* ptr, int64_t span,
+                                      int64_t n, int64_t max_offset) override {
+    auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
+    int64_t bytes = words->getPrimitiveSizeInBits() / 8;
+    if (static_cast<int64_t>(ty->getPrimitiveSizeInBits()) != bytes * 8 || span > n * bytes || span <= (n - 1) * bytes)
+      return {};
+    // The aligned vector holding p, as p less its address's low bits (a GEP, as load_window
+    // finds it), not llvm.ptrmask: LLVM 19's BasicAA decomposes ptrmask's result as its
+    // argument, so the load of the vector at T + 128 (ptrmask(T + 248), rows of 66 i32) was
+    // taken for the 128 bytes from T + 248, and GVN forwarded its lane 4 (T[36]) to a later
+    // stage's load of T[66] (tests/difftest/regressions/case648_span_realign.dsp,
+    // tests/golden/codegen/span-reread.dsp).
+    auto aligned = [&](llvm::Value* p) {
+      llvm::Value* low = b.CreateAnd(b.CreatePtrToInt(p, b.getInt32Ty()), b.getInt32(uint32_t(bytes - 1)));
+      return b.CreateGEP(b.getInt8Ty(), p, b.CreateNeg(low));
+    };
+    llvm::Value* first = aligned(ptr);
+    // Blocks 0 .. n - 1 each hold the first byte of register j (ptr + j * bytes); the last
+    // one, the span's last byte (beyond block n - 1 only when ptr is not aligned).
+    std::vector<llvm::Value*> blocks;
+    for (int64_t j = 0; j < n; ++j)
+      blocks.push_back(b.CreateAlignedLoad(words, b.CreateConstGEP1_32(b.getInt8Ty(), first, j * bytes), llvm::Align(bytes)));
+    if (max_offset + span - 1 < n * bytes) {
+      // The span's last byte is in block n - 1 at any offset ptr can have (rows 8 bytes
+      // apart): register n - 1 is block n - 1 realigned with itself, and no other vector is
+      // read (the aligned vector of ptr + span - 1, found as below, would be block n - 1 too).
+      blocks.push_back(blocks[n - 1]);
+    } else {
+      llvm::Value* end = b.CreateConstGEP1_32(b.getInt8Ty(), ptr, span - 1);
+      blocks.push_back(b.CreateAlignedLoad(words, aligned(end), llvm::Align(bytes)));
+    }
+    llvm::Value* shift = b.CreatePtrToInt(ptr, b.getInt32Ty());
+    std::vector<llvm::Value*> out;
+    for (int64_t j = 0; j < n; ++j) {
+      // Register j's bytes past block j + 1 (j + 1 < n) are in block j + 1 whether or not ptr
+      // is aligned (valign by 0 takes block j whole).
+      llvm::Value* v = b.CreateIntrinsic(llvm::Intrinsic::hexagon_V6_valignb_128B, {}, {blocks[j + 1], blocks[j], shift});
+      out.push_back(b.CreateBitCast(v, ty));
+    }
+    return out;
+  }
+
   llvm::Value* load_window(llvm::IRBuilder<>& b, llvm::FixedVectorType* ty, llvm::Value* lo, llvm::Value* hi) override {
     auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), 32);
     uint64_t bytes = words->getPrimitiveSizeInBits() / 8;

@@ -245,7 +245,13 @@ void FunctionCodegen::emit_for(const For* op) {
 
   b_.SetInsertPoint(body);
   vars_[op->var.get()] = iv;
+  std::vector<std::string> direct;
+  // Not in a loop of a few iterations (a stage's edge vectors, x_o * 958 + 1 over x_o < 2):
+  // written out above when its body is straight vector code, else LLVM unrolls it whole; each
+  // copy's alignment is then a constant, and its realignment takes immediate shifts.
+  if (target_.arch == Arch::hexagon && !(trips && *trips <= 4)) plan_direct_loads(op->body, direct);
   emit(op->body);
+  for (const std::string& k : direct) direct_loads_.erase(k), span_loads_.erase(k);
   vars_.erase(op->var.get());
   // i < end <= INT32_MAX, so i + 1 cannot wrap.
   llvm::Value* next = b_.CreateNSWAdd(iv, b_.getInt32(1), op->var->name + ".next");

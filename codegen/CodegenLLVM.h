@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -91,6 +92,27 @@ class TargetHooks {
   virtual llvm::Value* constant_select(llvm::IRBuilder<>& b, llvm::Constant* cond, llvm::Value* t, llvm::Value* f) {
     return nullptr;
   }
+  // The address `ptr` + `bytes` computed so that the target's own realignment of unaligned
+  // vector loads cannot relate it to other addresses (HVX: LLVM's AlignVectors groups unaligned
+  // loads off one base into aligned loads and valigns, all on the permute slot), so that a load
+  // from it stays one unaligned load (vmemu, on the load slots). Null when the target has no
+  // such loads: codegen then leaves the realignment to the backend.
+  virtual llvm::Value* direct_unaligned_address(llvm::IRBuilder<>& b, llvm::Value* ptr, int64_t bytes) {
+    return nullptr;
+  }
+  // `n` registers of `ty` holding the bytes from `ptr` on (register j from ptr + j * width),
+  // reading only the aligned vectors that hold bytes ptr .. ptr + span - 1 (span at most n
+  // registers; the lanes of the last register past the span are unspecified), whose
+  // alignment is not known at compile time: the aligned vectors from ptr's on and the one of
+  // the span's last byte, and a realignment per register by ptr's offset in its vector (HVX:
+  // n + 1 aligned loads and n valigns, with no predicated load, unlike LLVM's AlignVectors).
+  // ptr's offset in its aligned vector is known to be at most `max_offset` (a row's known
+  // alignment): when the span's last byte then always lies in ptr's n-th vector, no vector
+  // beyond those n is read. Empty when the target has no such sequence.
+  virtual std::vector<llvm::Value*> load_span(llvm::IRBuilder<>& b, llvm::FixedVectorType* ty, llvm::Value* ptr,
+                                              int64_t span, int64_t n, int64_t max_offset) {
+    return {};
+  }
   // One register v permuted: lane i of the result is v's lane mask[i] (any value where
   // mask[i] is -1), or null for the generic shuffle (HVX: vdelta or vrdelta by a constant
   // control, else vlut32 by constant indices; LLVM 19 lowers some such shuffles lane by lane).
@@ -159,6 +181,9 @@ class FunctionCodegen {
   Access address(const Buffer& b, const std::vector<Expr>& indices);
   llvm::Value* to_index(llvm::Value* v, DataType t);  // to the pointer-width index type
   llvm::Value* realigned_load(const Load* op, llvm::Type* mty);
+  void plan_direct_loads(const Stmt& body, std::vector<std::string>& added);
+  llvm::Value* direct_load(const Load* op, llvm::Type* mty);
+  llvm::Value* span_load(const Load* op, llvm::Type* mty);
   llvm::Value* interleaved_load(const Load* op, llvm::Type* mty);
   llvm::Value* window_load(const Load* op, llvm::Type* mty);
   llvm::Value* unaligned_window_load(const Load* op, llvm::Type* mty, const Expr& base, const std::vector<int64_t>& off,
@@ -196,6 +221,20 @@ class FunctionCodegen {
   std::unordered_map<const VarNode*, llvm::Value*> vars_;
   std::unordered_map<const VarNode*, int64_t> handle_align_;  // bytes the pointee is aligned to
   std::unordered_map<const VarNode*, int64_t> var_multiple_;  // power of two dividing an int var
+  // Dense loads (buffer, index without its constant, the constant) that plan_direct_loads
+  // chose to read unaligned (one load each) instead of realigned (a permute each).
+  std::unordered_set<std::string> direct_loads_;
+  // Groups of dense loads whose index's alignment is unknown that plan_direct_loads chose to
+  // realign itself (load_span): the group's lowest offset and its span in bytes, and the
+  // span's registers once built (in the block that built them).
+  struct SpanPlan {
+    int64_t lo;
+    int64_t span;
+    int64_t max_offset;  // the largest offset of the span's start in its aligned vector
+    llvm::BasicBlock* block = nullptr;
+    std::vector<llvm::Value*> sectors;
+  };
+  std::unordered_map<std::string, SpanPlan> span_loads_;
 };
 
 // Builds every function of `m` into `module` (whose data layout is already set).
