@@ -135,6 +135,20 @@ void configure_llvm_options() {
   // copies the sign (tools/difftest.py seed final12, case 8015: 4642 of 6400 wrong; llc the
   // same with -hvc-vi, right without). Without it, such a product is one vmpyi and one vasr.
   set_option<bool>("hvc-vi", false);
+  // Compile time: no "Hexagon Loop Rescheduling". It runs LLVM's BitTracker over every virtual
+  // register of the function, HVX registers (1024- and 2048-bit cells) included, only to move
+  // chains of scalar shifts, combines and inserts that feed a single-block loop's 32- or 64-bit
+  // phis from the loop's end to its head (halves of a register stored by the next iteration).
+  // dspc's loops carry vectors and addresses; none of the files below has such a chain. Over the
+  // 35 bench kernels the pass took 8 % of the backend's pass CPU (110 of 1388 ms, llc
+  // -time-passes) and changed no instruction: llc 19 gives the same assembly, byte for byte,
+  // with and without it for the 35 kernels and 153 golden, op-check and difftest-regression
+  // files (dspc's --emit=llvm output); dspc's own objects of the 35 kernels are the same too.
+  // (golden/codegen/hvx-idioms.dsp's differ, as they already do between runs of one dspc with
+  // another malloc layout: GLIBC_TUNABLES=glibc.malloc.arena_max=1 alone changes them.) Its
+  // siblings "Hexagon generate insert instructions" and -hexbit-extract do change those files'
+  // scalar code, so they stay on.
+  set_option<bool>("hexagon-loop-resched", false);
 }
 
 namespace {
