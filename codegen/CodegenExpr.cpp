@@ -646,9 +646,17 @@ void FunctionCodegen::plan_direct_loads(const Stmt& body, std::vector<std::strin
   int64_t stored = 0;  // registers stored: one memory slot each
   for (const Store* st : walk.stores)
     if (st->value.dtype().is_vector()) stored += std::max<int64_t>(1, st->value.dtype().lanes * st->value.dtype().bits / 8 / width);
-  // Groups, each member list sorted by offset.
+  // Groups, each member list sorted by offset, taken below in the order the body first reads
+  // them: a key holds addresses, and the choices depend on the order the groups are visited in,
+  // so an order of keys would make the code depend on where the IR sits in memory (the TIR
+  // round trip gave other code).
   std::map<std::string, std::vector<size_t>> groups;
-  for (size_t i = 0; i < taps.size(); ++i) groups[taps[i].key].push_back(i);
+  std::vector<std::string> order;
+  for (size_t i = 0; i < taps.size(); ++i) {
+    auto [it, fresh] = groups.try_emplace(taps[i].key);
+    if (fresh) order.push_back(taps[i].key);
+    it->second.push_back(i);
+  }
   for (auto& [key, members] : groups)
     std::sort(members.begin(), members.end(), [&](size_t a, size_t b) { return taps[a].c < taps[b].c; });
   auto floor_div = [](int64_t x, int64_t d) { return x >= 0 ? x / d : -((-x + d - 1) / d); };
@@ -693,7 +701,8 @@ void FunctionCodegen::plan_direct_loads(const Stmt& body, std::vector<std::strin
   // span's registers would miss a store between two of its loads).
   std::set<std::string> written;
   for (const Store* st : walk.stores) written.insert(std::to_string(reinterpret_cast<uintptr_t>(st->buffer->data.get())) + "|");
-  for (auto& [key, members] : groups) {
+  for (const std::string& key : order) {
+    std::vector<size_t>& members = groups[key];
     if (taps[members.front()].aligned || members.size() < 2 || written.count(key.substr(0, key.find('|') + 1))) {
       auto [p, l] = cost(members, members.size());
       fixed_p += p, fixed_l += l;
