@@ -600,6 +600,22 @@ def rne(v):
             "select(Fr[{ix}] == 0.5f32, T[{ix}] & 1, select(Fr[{ix}] == -0.5f32, 0 - (T[{ix}] & 1), 0))))"]
 
 
+# The integer matmul (A - ZA[m]) (B - ZB[n]) summed over k, as its exact expansion (i32 arithmetic wraps,
+# so the two are equal bit for bit): the plain byte product P = sum(A B), which the automatic schedule
+# makes vrmpy (docs/design.md, byte products), minus ZB[n] times the row sums RA of A, minus ZA[m] times
+# the column sums CB of B (B is a constant in an imported model: fold-constant-stages computes CB at
+# compile time), plus K ZA[m] ZB[n].
+QMM_ACC = "P[{ix}] - ZB[n] * RA[{ra}] - ZA[m] * CB[{cb}] + K * ZA[m] * ZB[n]"
+
+
+def qmm_expansion(ra_decl, decl, ai, bi, a_ra=None, b_cb=None, cb_decl="n: N"):
+    a_ra = a_ra or ai
+    b_cb = b_cb or bi
+    return [f"P[{decl}] = sum(i32(A[{ai}]) * i32(B[{bi}]), k: K)",
+            f"RA[{ra_decl}] = sum(i32(A[{a_ra}]), k: K)",
+            f"CB[{cb_decl}] = sum(i32(B[{b_cb}]), k: K)"]
+
+
 def quant_file():
     out = [header("quantized operators (QuantizeLinear, DequantizeLinear, MatMulInteger, ConvInteger, "
                   "QLinearMatMul, QLinearConv); rounding is half to even, as numpy's rint")]
@@ -626,14 +642,18 @@ def quant_file():
                        f"Z: {dt}[{', '.join(sd)}]) -> (B: f32[{', '.join(a)}]) "
                        f"{{ B[{ix}] = (f32(A[{ix}]) - f32(Z[{si}])) * S[{si}] }}")
     out.append("\n# matmul_integer_TA_TB<M, K, N>: C = (A - ZA[m]) (B - ZB[n]) in i32; qlinear_matmul_TA_TB_TY adds the\n"
-               "# requantization Y = saturate(rint(C * Q[n]) + ZY[0]).")
+               "# requantization Y = saturate(rint(C * Q[n]) + ZY[0]). Both as the exact expansion\n"
+               "# sum(A B) - ZB[n] RA[m] - ZA[m] CB[n] + K ZA[m] ZB[n] (RA: A's row sums, CB: B's column sums), so\n"
+               "# that the main sum is a plain byte product (vrmpy) and CB, reading only B, folds when B is a constant.")
     for ta in QTYPES:
         for tb in QTYPES:
-            acc = "sum((i32(A[m, k]) - ZA[m]) * (i32(B[k, n]) - ZB[n]), k: K)"
+            exp = qmm_expansion("m: M", "m: M, n: N", "m, k", "k, n")
+            body = "\n  ".join(exp + ["C[m, n] = " + QMM_ACC.format(ix="m, n", ra="m", cb="n")])
             out.append(f"func matmul_integer_{ta}_{tb}<M, K, N>(A: {ta}[M, K], B: {tb}[K, N], ZA: i32[M], ZB: i32[N]) -> "
-                       f"(C: i32[M, N]) {{ C[m, n] = {acc} }}")
+                       f"(C: i32[M, N]) {{\n  {body}\n}}")
             for ty, (lo, hi) in QTYPES.items():
-                st = [f"Acc[m: M, n: N] = {acc}", "V[m: M, n: N] = f32(Acc[m, n]) * Q[n]"]
+                st = exp + ["Acc[m: M, n: N] = " + QMM_ACC.format(ix="m, n", ra="m", cb="n"),
+                            "V[m: M, n: N] = f32(Acc[m, n]) * Q[n]"]
                 st += [x.format(decl="m: M, n: N", ix="m, n") for x in rne("V[m, n]")]
                 st.append(f"Y[m, n] = {ty}(clamp(R[m, n] + ZY[0], {lo}, {hi}))")
                 body = "\n  ".join(st)
@@ -652,12 +672,19 @@ def quant_file():
         params = ", ".join(ad + bd + ["M", "K", "N"])
         for ta in QTYPES:
             for tb in QTYPES:
-                acc = f"sum((i32(A[{ai}]) - ZA[m]) * (i32(B[{bi}]) - ZB[n]), k: K)"
                 sig = (f"A: {ta}[{', '.join(ad + ['M', 'K'])}], B: {tb}[{', '.join(bd + ['K', 'N'])}], ZA: i32[M], ZB: i32[N]")
+                ra_decl = ", ".join([f"i{k}: A{k}" for k in range(nb)] + ["m: M"])
+                cb_decl = ", ".join([f"i{k}: B{k}" for k in range(nb)] + ["n: N"])
+                ra_use = ", ".join([f"min(i{k}, A{k} - 1)" for k in range(nb)] + ["m"])
+                cb_use = ", ".join([f"min(i{k}, B{k} - 1)" for k in range(nb)] + ["n"])
+                exp = qmm_expansion(ra_decl, decl, ai, bi, a_ra=", ".join(idx(nb) + ["m", "k"]), b_cb=", ".join(idx(nb) + ["k", "n"]),
+                                    cb_decl=cb_decl)
+                accx = QMM_ACC.format(ix=oi, ra=ra_use, cb=cb_use)
+                body = "\n  ".join(exp + [f"C[{oi}] = {accx}"])
                 out.append(f"func matmul_integer_{ta}_{tb}_{r}<{params}>({sig}) -> (C: i32[{', '.join(od + ['M', 'N'])}]) "
-                           f"{{ C[{oi}] = {acc} }}")
+                           f"{{\n  {body}\n}}")
                 for ty, (lo, hi) in QTYPES.items():
-                    st = [f"Acc[{decl}] = {acc}", f"V[{decl}] = f32(Acc[{oi}]) * Q[n]"]
+                    st = exp + [f"Acc[{decl}] = {accx}", f"V[{decl}] = f32(Acc[{oi}]) * Q[n]"]
                     st += [x.format(decl=decl, ix=oi) for x in rne(f"V[{oi}]")]
                     st.append(f"Y[{oi}] = {ty}(clamp(R[{oi}] + ZY[0], {lo}, {hi}))")
                     body = "\n  ".join(st)

@@ -39,7 +39,15 @@ def main():
         ("q_vec_a_3d", [6], [2, 6, 5], np.int8, np.int8, np.uint8, True),
         ("i3d", [2, 3, 4], [2, 4, 5], np.uint8, np.int8, None, True),
         ("i4d_bcast", [1, 2, 3, 9], [3, 1, 9, 2], np.int8, np.uint8, None, False),
+        # 2-D, the zero points expanded out of the byte product (onnx_quant.dsp): K not a multiple of
+        # 4, N not a multiple of a vector, enough rows for the packed vrmpy product, or one row.
+        ("q2d_rows", [5, 67], [67, 150], np.uint8, np.int8, np.uint8, True),
+        ("q2d_row_u8", [1, 130], [130, 200], np.uint8, np.uint8, np.int8, False),
+        ("i2d_rows", [4, 130], [130, 33], np.int8, np.int8, None, False),
+        ("i2d_row", [1, 61], [61, 129], np.int8, np.uint8, None, True),
     ]
+    # Cases whose B is an initializer (a model's weights): B's column sums are computed at compile time.
+    const_b = {"q2d_rows", "i2d_rows", "q3d_bcast_b"}
     failed = 0
     for name, sa_shape, sb_shape, ta, tb, ty, per_col in cases:
         a = rng.integers(np.iinfo(ta).min, np.iinfo(ta).max + 1, sa_shape).astype(ta)
@@ -70,13 +78,18 @@ def main():
             v = (acc.astype(np.float32) * mult).astype(np.float32)
             want = np.clip(np.rint(v) + int(zy), np.iinfo(ty).min, np.iinfo(ty).max).astype(ty)
             yt = T[ty]
-        g = helper.make_graph([node], name, [helper.make_tensor_value_info("a", T[ta], sa_shape),
-                                              helper.make_tensor_value_info("b", T[tb], sb_shape)],
-                              [helper.make_tensor_value_info("y", yt, list(want.shape))], inits)
+        ins = [helper.make_tensor_value_info("a", T[ta], sa_shape)]
+        feeds = {"a": a}
+        if name in const_b:
+            inits.append(helper.make_tensor("b", T[tb], sb_shape, b.reshape(-1).tolist()))
+        else:
+            ins.append(helper.make_tensor_value_info("b", T[tb], sb_shape))
+            feeds["b"] = b
+        g = helper.make_graph([node], name, ins, [helper.make_tensor_value_info("y", yt, list(want.shape))], inits)
         model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
         onnx.checker.check_model(model)
         try:
-            (got,) = run(args.dspc, args.target, args.work_dir, name, model, {"a": a, "b": b}, ["y"])
+            (got,) = run(args.dspc, args.target, args.work_dir, name, model, feeds, ["y"])
         except RuntimeError as e:
             print("FAIL %s: %s" % (name, e))
             failed += 1
