@@ -32,18 +32,6 @@ namespace dspc {
 
 namespace {
 
-// Whether the statement uses the variable anywhere.
-bool stmt_mentions(const Stmt& s, const VarNode* v) {
-  struct Finder : IRVisitor {
-    const VarNode* v;
-    bool found = false;
-    void visit_Var(const VarNode* op) override { found |= op == v; }
-  } f;
-  f.v = v;
-  f.visit(s);
-  return f.found;
-}
-
 // Straight-line code that stores a vector and reads nothing it stores: no loop, no
 // allocation, no state carried from one iteration to the next (a reduction's accumulators,
 // which LLVM keeps in registers across a loop it unrolls whole: hist16_u8's bins, 64,576
@@ -160,7 +148,7 @@ class CollapseLoops : public IRMutator {
       body = c.mutate(inner->body);
       if (!c.ok) return s;
     }
-    if (stmt_mentions(body, y) || stmt_mentions(body, x)) return s;
+    if (mentions(body, y) || mentions(body, x)) return s;
     return For::make(t, make_i32(0), make_i32(h->value * n->value), ForKind::Serial, body, outer->span);
   }
 };

@@ -15,22 +15,6 @@ namespace dspc {
 
 namespace {
 
-// The buffers an expression loads from.
-class Reads : public IRVisitor {
- public:
-  std::set<const BufferNode*> buffers;
-  void visit_Load(const Load* op) override {
-    buffers.insert(op->buffer.get());
-    IRVisitor::visit_Load(op);
-  }
-};
-
-std::set<const BufferNode*> reads_of(const Expr& e) {
-  Reads r;
-  r.visit(e);
-  return r.buffers;
-}
-
 // Loads of the frontier stages' buffers read the new parameters instead.
 class Rebind : public IRMutator {
  public:
@@ -75,7 +59,7 @@ Plan plan_folding(const TensorFunc& f, const std::vector<bool>& constant) {
   plan.folded.assign(f.stages.size(), false);
   for (size_t s = 0; s < f.stages.size(); ++s) {
     const Stage& st = f.stages[s];
-    reads.push_back(reads_of(st.body));
+    reads.push_back(buffers_loaded(st.body));
     // A stage placed in another memory (set_scope, cache_read into VTCM) stays where it is put.
     if (st.is_result || results.count(st.out.get()) || reads.back().empty() || st.out->scope != StorageScope::Global)
       continue;

@@ -70,15 +70,6 @@ class NameCollector : public IRVisitor {
   std::set<std::string>& names_;
 };
 
-class ReadCollector : public IRVisitor {
- public:
-  std::set<const BufferNode*> reads;
-  void visit_Load(const Load* op) override {
-    reads.insert(op->buffer.get());
-    IRVisitor::visit_Load(op);
-  }
-};
-
 // Substitutes inlined stages into their readers: a load P[e0, e1] of an inlined P becomes
 // P's body with P's index variables replaced by e0, e1, and P's reduction axes by fresh
 // variables with fresh names (one set per load, so no Var is bound twice and no printed loop
@@ -1778,11 +1769,7 @@ PrimFunc lower_func(const TensorFunc& full, const LowerOptions& options) {
     stages.push_back(std::move(lowered));
   }
   std::vector<std::set<const BufferNode*>> reads;
-  for (const auto& st : stages) {
-    ReadCollector rc;
-    rc.visit(st.body);
-    reads.push_back(std::move(rc.reads));
-  }
+  for (const auto& st : stages) reads.push_back(buffers_loaded(st.body));
   // A stage computed at another reads what it reads there, inside its consumer's nest: the
   // buffers it reads stay allocated until then (a store_at stage has no allocation of its own
   // to keep them open: tests/difftest/regressions/store_at_reads_vtcm.dsp).

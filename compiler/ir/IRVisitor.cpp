@@ -248,15 +248,38 @@ Stmt IRMutator::mutate_Seq(const Seq* op, const Stmt& self) {
   return changed ? Seq::make(out, op->span) : self;
 }
 
+namespace {
+struct FindVar : IRVisitor {
+  const VarNode* v;
+  bool found = false;
+  void visit_Var(const VarNode* op) override { found |= op == v; }
+};
+}  // namespace
+
 bool mentions(const Expr& e, const VarNode* v) {
-  struct Find : IRVisitor {
-    const VarNode* v;
-    bool found = false;
-    void visit_Var(const VarNode* op) override { found |= op == v; }
-  } f;
+  FindVar f;
   f.v = v;
   f.visit(e);
   return f.found;
+}
+
+bool mentions(const Stmt& s, const VarNode* v) {
+  FindVar f;
+  f.v = v;
+  f.visit(s);
+  return f.found;
+}
+
+std::set<const BufferNode*> buffers_loaded(const Expr& e) {
+  struct Loads : IRVisitor {
+    std::set<const BufferNode*> buffers;
+    void visit_Load(const Load* op) override {
+      buffers.insert(op->buffer.get());
+      IRVisitor::visit_Load(op);
+    }
+  } l;
+  l.visit(e);
+  return l.buffers;
 }
 
 }  // namespace dspc

@@ -4,6 +4,7 @@
 // IRMutator rebuilds a node only when a child changed, so unchanged subtrees stay shared.
 #pragma once
 
+#include <set>
 #include <type_traits>
 #include <utility>
 
@@ -61,7 +62,11 @@ Module mutate_module(const Module& m, Args&&... args) {
   return out;
 }
 
-// Whether the variable v occurs in e.
+// Whether the variable v occurs in e, or anywhere in s.
 bool mentions(const Expr& e, const VarNode* v);
+bool mentions(const Stmt& s, const VarNode* v);
+
+// The buffers e loads from.
+std::set<const BufferNode*> buffers_loaded(const Expr& e);
 
 }  // namespace dspc
